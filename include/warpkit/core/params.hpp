@@ -1,0 +1,359 @@
+#pragma once
+/// \file
+/// Generic handling of any reflected params struct: print it, read it from JSON, override
+/// fields with `key=value` strings, and validate it (errors name field, value and range).
+
+#include <warpkit/core/error.hpp>
+#include <warpkit/core/reflect.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <concepts>
+#include <cstdint>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace warpkit {
+
+/// Throws config_error(field, value, "[lo, hi]") unless lo <= value <= hi.
+template <class T>
+void check_range(std::string_view field, T value, T lo, T hi) {
+    if (value < lo || value > hi) {
+        std::ostringstream v;
+        std::ostringstream a;
+        v << +value;
+        a << '[' << +lo << ", " << +hi << ']';
+        throw config_error(std::string(field), v.str(), a.str());
+    }
+}
+
+/// Throws config_error(field, value, allowed) unless `ok`.
+template <class T>
+void check(bool ok, std::string_view field, const T& value, std::string_view allowed) {
+    if (!ok) {
+        std::ostringstream v;
+        if constexpr (std::is_arithmetic_v<T>)
+            v << +value;
+        else
+            v << value;
+        throw config_error(std::string(field), v.str(), std::string(allowed));
+    }
+}
+
+/// A params struct that checks itself: `void validate() const` throws config_error.
+template <class P>
+concept self_validating = requires(const P& p) {
+    p.validate();
+};
+
+namespace detail {
+
+template <class T>
+std::string leaf_to_text(const T& v) {
+    if constexpr (std::is_same_v<T, bool>) {
+        return v ? "true" : "false";
+    } else if constexpr (named_enum<T>) {
+        const auto i = static_cast<std::size_t>(v);
+        const auto& names = enum_names<T>::names;
+        return i < names.size() ? std::string(names[i]) : std::to_string(i);
+    } else if constexpr (std::is_enum_v<T>) {
+        return std::to_string(static_cast<std::underlying_type_t<T>>(v));
+    } else if constexpr (std::is_arithmetic_v<T>) {
+        std::ostringstream os;
+        os.precision(std::numeric_limits<T>::max_digits10);
+        os << +v;
+        return os.str();
+    } else {
+        return std::string(v);
+    }
+}
+
+template <class E>
+std::string enum_choices() {
+    std::string s;
+    for (auto n : enum_names<E>::names) {
+        if (!s.empty()) s += ", ";
+        s += n;
+    }
+    return "one of: " + s;
+}
+
+template <std::integral T>
+std::string int_range() {
+    return "an integer in [" + std::to_string(+std::numeric_limits<T>::min()) + ", " +
+           std::to_string(+std::numeric_limits<T>::max()) + "]";
+}
+
+/// Parses `text` into `out`; throws config_error naming `path` when it is not a valid value.
+template <class T>
+void leaf_from_text(std::string_view path, std::string_view text, T& out) {
+    const auto fail = [&](const std::string& allowed) {
+        throw config_error(std::string(path), "'" + std::string(text) + "'", allowed);
+    };
+    if constexpr (std::is_same_v<T, bool>) {
+        if (text == "true" || text == "1" || text == "on" || text == "yes")
+            out = true;
+        else if (text == "false" || text == "0" || text == "off" || text == "no")
+            out = false;
+        else
+            fail("true or false");
+    } else if constexpr (named_enum<T>) {
+        const auto& names = enum_names<T>::names;
+        for (std::size_t i = 0; i < names.size(); ++i)
+            if (names[i] == text) {
+                out = static_cast<T>(i);
+                return;
+            }
+        fail(enum_choices<T>());
+    } else if constexpr (std::is_enum_v<T>) {
+        std::underlying_type_t<T> u{};
+        leaf_from_text(path, text, u);
+        out = static_cast<T>(u);
+    } else if constexpr (std::is_integral_v<T>) {
+        std::string_view t = text;
+        bool negative = false;
+        if (!t.empty() && (t.front() == '-' || t.front() == '+')) {
+            negative = t.front() == '-';
+            t.remove_prefix(1);
+        }
+        int base = 10;
+        if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) {
+            base = 16;
+            t.remove_prefix(2);
+        }
+        std::uint64_t mag = 0;
+        const auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), mag, base);
+        if (t.empty() || ec == std::errc::invalid_argument || p != t.data() + t.size())
+            fail(int_range<T>());
+        if (ec == std::errc::result_out_of_range) fail(int_range<T>());
+        if (negative) {
+            if constexpr (std::is_unsigned_v<T>) {
+                if (mag != 0) fail(int_range<T>());
+                out = 0;
+            } else {
+                const auto lim = static_cast<std::uint64_t>(std::numeric_limits<T>::max()) + 1;
+                if (mag > lim) fail(int_range<T>());
+                out = static_cast<T>(-static_cast<std::int64_t>(mag - 1) - 1);
+            }
+        } else {
+            if (mag > static_cast<std::uint64_t>(std::numeric_limits<T>::max()))
+                fail(int_range<T>());
+            out = static_cast<T>(mag);
+        }
+    } else if constexpr (std::is_floating_point_v<T>) {
+        T v{};
+        const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (text.empty() || ec != std::errc{} || p != text.data() + text.size())
+            fail("a finite number");
+        if (!(v == v) || v > std::numeric_limits<T>::max() || v < std::numeric_limits<T>::lowest())
+            fail("a finite number");
+        out = v;
+    } else if constexpr (std::is_same_v<T, std::string>) {
+        out = std::string(text);
+    } else {
+        static_assert(std::is_same_v<T, void>, "unsupported params field type");
+    }
+}
+
+template <class T>
+void leaf_from_json(std::string_view path, const nlohmann::json& j, T& out) {
+    if constexpr (std::is_same_v<T, bool>) {
+        if (!j.is_boolean()) throw config_error(std::string(path), j.dump(), "true or false");
+        out = j.get<bool>();
+    } else if constexpr (std::is_same_v<T, std::string> || std::is_enum_v<T>) {
+        if (j.is_string())
+            leaf_from_text(path, j.get_ref<const std::string&>(), out);
+        else if (std::is_enum_v<T> && j.is_number_integer())
+            leaf_from_text(path, j.dump(), out);
+        else
+            throw config_error(std::string(path), j.dump(), "a string");
+    } else if constexpr (std::is_integral_v<T>) {
+        if (!j.is_number_integer()) throw config_error(std::string(path), j.dump(), int_range<T>());
+        leaf_from_text(path, j.dump(), out);
+    } else if constexpr (std::is_floating_point_v<T>) {
+        if (!j.is_number()) throw config_error(std::string(path), j.dump(), "a finite number");
+        out = j.get<T>();
+    } else {
+        static_assert(std::is_same_v<T, void>, "unsupported params field type");
+    }
+}
+
+template <class T>
+nlohmann::json to_json_value(const T& v) {
+    using V = std::remove_cvref_t<T>;
+    if constexpr (reflectable<V>) {
+        nlohmann::json j = nlohmann::json::object();
+        for_each_member(v, [&](std::string_view name, const auto& m) {
+            j[std::string(name)] = to_json_value(m);
+        });
+        return j;
+    } else if constexpr (sequence_field<V>) {
+        nlohmann::json j = nlohmann::json::array();
+        for (const auto& e : v)
+            j.push_back(to_json_value(e));
+        return j;
+    } else if constexpr (std::is_enum_v<V>) {
+        return leaf_to_text(v);
+    } else {
+        return v;
+    }
+}
+
+template <class T>
+void from_json_value(std::string_view path, const nlohmann::json& j, T& out) {
+    using V = std::remove_cvref_t<T>;
+    if constexpr (reflectable<V>) {
+        if (!j.is_object())
+            throw config_error(path.empty() ? std::string("(root)") : std::string(path), j.dump(),
+                               "an object");
+        for (auto it = j.begin(); it != j.end(); ++it) {
+            const std::string& key = it.key();
+            const nlohmann::json& value = it.value();
+            bool found = false;
+            std::string names;
+            for_each_member(out, [&](std::string_view name, auto& m) {
+                names += names.empty() ? "" : ", ";
+                names += name;
+                if (name == key) {
+                    found = true;
+                    from_json_value(join_path(path, name), value, m);
+                }
+            });
+            if (!found)
+                throw config_error(join_path(path, key), value.dump(),
+                                   "no such field; known: " + names);
+        }
+    } else if constexpr (detail::is_std_array<V>::value) {
+        if (!j.is_array() || j.size() != out.size())
+            throw config_error(std::string(path), j.dump(),
+                               "an array of " + std::to_string(out.size()) + " elements");
+        for (std::size_t i = 0; i < out.size(); ++i)
+            from_json_value(index_path(path, i), j[i], out[i]);
+    } else if constexpr (detail::is_std_vector<V>::value) {
+        if (!j.is_array()) throw config_error(std::string(path), j.dump(), "an array");
+        out.resize(j.size());
+        for (std::size_t i = 0; i < out.size(); ++i)
+            from_json_value(index_path(path, i), j[i], out[i]);
+    } else {
+        leaf_from_json(path, j, out);
+    }
+}
+
+template <class P>
+void validate_tree(const P& p, std::string_view path) {
+    if constexpr (reflectable<P>) {
+        for_each_member(p, [&](std::string_view name, const auto& m) {
+            validate_tree(m, join_path(path, name));
+        });
+        if constexpr (self_validating<P>) {
+            try {
+                p.validate();
+            } catch (const config_error& e) {
+                throw e.with_prefix(path);
+            }
+        }
+    } else if constexpr (sequence_field<P>) {
+        for (std::size_t i = 0; i < p.size(); ++i)
+            validate_tree(p[i], index_path(path, i));
+    }
+}
+
+} // namespace detail
+
+/// Checks every nested params struct, innermost first, then `p` itself. A failure is a
+/// config_error whose field is the full dotted path.
+template <reflectable P>
+void validate(const P& p) {
+    detail::validate_tree(p, {});
+}
+
+/// `p` as a JSON object (enums by name).
+template <reflectable P>
+[[nodiscard]] nlohmann::json params_to_json(const P& p) {
+    return detail::to_json_value(p);
+}
+
+/// Reads the fields present in `j` into `p` (absent fields keep their values), then validates.
+/// Unknown fields and wrongly typed values are config_errors.
+template <reflectable P>
+void params_from_json(const nlohmann::json& j, P& p) {
+    detail::from_json_value({}, j, p);
+    validate(p);
+}
+
+/// Sets one field from "path=value" ("l1.sets=64", "lat[2]=5"); does not validate.
+template <reflectable P>
+void apply_override(P& p, std::string_view assignment) {
+    const auto eq = assignment.find('=');
+    if (eq == std::string_view::npos)
+        throw config_error(std::string(assignment), "(no value)", "key=value");
+    auto trim = [](std::string_view s) {
+        while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+            s.remove_prefix(1);
+        while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
+            s.remove_suffix(1);
+        return s;
+    };
+    const std::string_view key = trim(assignment.substr(0, eq));
+    const std::string_view text = trim(assignment.substr(eq + 1));
+    bool found = false;
+    std::string known;
+    std::size_t listed = 0;
+    for_each_leaf(p, [&](const std::string& path, auto& leaf) {
+        if (listed < 24) {
+            known += known.empty() ? "" : ", ";
+            known += path;
+        }
+        ++listed;
+        if (path == key) {
+            found = true;
+            detail::leaf_from_text(key, text, leaf);
+        }
+    });
+    if (!found) {
+        if (listed > 24) known += ", ...";
+        throw config_error(std::string(key), "'" + std::string(text) + "'",
+                           "no such field; known: " + known);
+    }
+}
+
+/// Applies every "key=value" in order, then validates.
+template <reflectable P, class Range>
+void apply_overrides(P& p, const Range& assignments) {
+    for (const auto& a : assignments)
+        apply_override(p, std::string_view(a));
+    validate(p);
+}
+
+/// Every field as "path = value", one per line.
+template <reflectable P>
+[[nodiscard]] std::string params_to_text(const P& p) {
+    std::string s;
+    for_each_leaf(p, [&](const std::string& path, const auto& leaf) {
+        s += path;
+        s += " = ";
+        s += detail::leaf_to_text(leaf);
+        s += '\n';
+    });
+    return s;
+}
+
+/// Defaults of P, overlaid with `j` (may be null) and then `overrides`, validated.
+template <reflectable P, class Range = std::vector<std::string>>
+[[nodiscard]] P make_params(const nlohmann::json& j = nullptr, const Range& overrides = {}) {
+    P p{};
+    if (!j.is_null()) detail::from_json_value({}, j, p);
+    for (const auto& a : overrides)
+        apply_override(p, std::string_view(a));
+    validate(p);
+    return p;
+}
+
+} // namespace warpkit

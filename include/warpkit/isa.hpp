@@ -1,0 +1,5 @@
+#pragma once
+/// \file
+/// Everything in warpkit/isa.
+
+#include <warpkit/isa/unit_class.hpp>

@@ -1,0 +1,7 @@
+#pragma once
+/// \file
+/// The whole library. Prefer the area headers (<warpkit/core.hpp>, ...) or single component
+/// headers in your own code: they compile faster.
+
+#include <warpkit/core.hpp>
+#include <warpkit/isa.hpp>
