@@ -60,6 +60,39 @@ WARPKIT_REFLECT(sample::sm_stats, cycles, unit, per_warp, energy_j);
 
 using sample::sm_params;
 
+namespace sample {
+// Fields declared inside the struct: usable by reflective code in the same namespace at once.
+struct cache_params {
+    std::uint32_t sets = 32;
+    std::uint32_t ways = 4;
+    struct mshr_params {
+        std::uint32_t entries = 64;
+        WARPKIT_FIELDS(mshr_params, entries)
+    } mshr{};
+    void validate() const { warpkit::check_range("ways", ways, 1U, 16U); }
+    WARPKIT_FIELDS(cache_params, sets, ways, mshr)
+};
+inline std::string describe(const cache_params& p) {
+    return warpkit::params_to_text(p);
+}
+} // namespace sample
+
+TEST_CASE("WARPKIT_FIELDS reflects a struct from inside its body") {
+    sample::cache_params p;
+    CHECK(sample::describe(p) == "sets = 32\nways = 4\nmshr.entries = 64\n");
+    warpkit::apply_override(p, "mshr.entries=8");
+    CHECK(p.mshr.entries == 8);
+    p.ways = 0;
+    try {
+        warpkit::validate(p);
+        FAIL("expected a config_error");
+    } catch (const warpkit::config_error& e) {
+        CHECK(e.field() == "ways");
+    }
+    const auto j = warpkit::params_to_json(sample::cache_params{});
+    CHECK(j == nlohmann::json::parse(R"({"sets":32,"ways":4,"mshr":{"entries":64}})"));
+}
+
 TEST_CASE("params keep their in-class defaults and print every field with its path") {
     const sm_params p{};
     CHECK(p.gate.break_even == 14);

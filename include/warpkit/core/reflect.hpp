@@ -10,7 +10,9 @@
 #include <boost/hana/first.hpp>
 #include <boost/hana/for_each.hpp>
 #include <boost/hana/second.hpp>
+#include <boost/hana/pair.hpp>
 #include <boost/hana/string.hpp>
+#include <boost/hana/tuple.hpp>
 
 #include <array>
 #include <cstddef>
@@ -21,8 +23,69 @@
 
 /// Declares the fields of an aggregate for reflection. Use at global namespace scope with the
 /// fully qualified type: `WARPKIT_REFLECT(my::params, sets, ways, line_bytes)`. Members keep
-/// their default initialisers (at most 40 fields; nest structs for more).
+/// their default initialisers (at most 40 fields; nest structs for more). Code that needs the
+/// reflection must come after this line; WARPKIT_FIELDS has no such constraint.
 #define WARPKIT_REFLECT(TYPE, ...) BOOST_HANA_ADAPT_STRUCT(TYPE, __VA_ARGS__)
+
+/// Declares the fields of an aggregate for reflection from inside its body, so the struct
+/// can be used by reflective code right away: `struct p { int a = 1; int b = 2;
+/// WARPKIT_FIELDS(p, a, b) };` (at most 40 fields).
+#define WARPKIT_FIELDS(TYPE, ...)                                                                  \
+    struct hana_accessors_impl {                                                                   \
+        static constexpr auto apply() {                                                            \
+            return ::boost::hana::make_tuple(                                                      \
+                WARPKIT_PP_FOR_EACH(WARPKIT_DETAIL_FIELD_PAIR, TYPE, __VA_ARGS__));                \
+        }                                                                                          \
+    };
+#define WARPKIT_DETAIL_FIELD_PAIR(TYPE, m)                                                         \
+    ::boost::hana::make_pair(BOOST_HANA_STRING(#m), ::warpkit::detail::member_accessor<&TYPE::m>{})
+
+// Preprocessor iteration over up to 40 field names (generated table).
+#define WARPKIT_PP_CAT_(a, b) a##b
+#define WARPKIT_PP_CAT(a, b) WARPKIT_PP_CAT_(a, b)
+#define WARPKIT_PP_NARG_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, _17, _18, _19, _20, _21, _22, _23, _24, _25, _26, _27, _28, _29, _30, _31, _32, _33, _34, _35, _36, _37, _38, _39, _40, N, ...) N
+#define WARPKIT_PP_NARG(...) WARPKIT_PP_NARG_(__VA_ARGS__, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1)
+#define WARPKIT_PP_FE_1(M, T, a) M(T, a)
+#define WARPKIT_PP_FE_2(M, T, a, ...) M(T, a), WARPKIT_PP_FE_1(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FE_3(M, T, a, ...) M(T, a), WARPKIT_PP_FE_2(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FE_4(M, T, a, ...) M(T, a), WARPKIT_PP_FE_3(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FE_5(M, T, a, ...) M(T, a), WARPKIT_PP_FE_4(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FE_6(M, T, a, ...) M(T, a), WARPKIT_PP_FE_5(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FE_7(M, T, a, ...) M(T, a), WARPKIT_PP_FE_6(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FE_8(M, T, a, ...) M(T, a), WARPKIT_PP_FE_7(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FE_9(M, T, a, ...) M(T, a), WARPKIT_PP_FE_8(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FE_10(M, T, a, ...) M(T, a), WARPKIT_PP_FE_9(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FE_11(M, T, a, ...) M(T, a), WARPKIT_PP_FE_10(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FE_12(M, T, a, ...) M(T, a), WARPKIT_PP_FE_11(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FE_13(M, T, a, ...) M(T, a), WARPKIT_PP_FE_12(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FE_14(M, T, a, ...) M(T, a), WARPKIT_PP_FE_13(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FE_15(M, T, a, ...) M(T, a), WARPKIT_PP_FE_14(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FE_16(M, T, a, ...) M(T, a), WARPKIT_PP_FE_15(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FE_17(M, T, a, ...) M(T, a), WARPKIT_PP_FE_16(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FE_18(M, T, a, ...) M(T, a), WARPKIT_PP_FE_17(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FE_19(M, T, a, ...) M(T, a), WARPKIT_PP_FE_18(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FE_20(M, T, a, ...) M(T, a), WARPKIT_PP_FE_19(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FE_21(M, T, a, ...) M(T, a), WARPKIT_PP_FE_20(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FE_22(M, T, a, ...) M(T, a), WARPKIT_PP_FE_21(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FE_23(M, T, a, ...) M(T, a), WARPKIT_PP_FE_22(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FE_24(M, T, a, ...) M(T, a), WARPKIT_PP_FE_23(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FE_25(M, T, a, ...) M(T, a), WARPKIT_PP_FE_24(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FE_26(M, T, a, ...) M(T, a), WARPKIT_PP_FE_25(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FE_27(M, T, a, ...) M(T, a), WARPKIT_PP_FE_26(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FE_28(M, T, a, ...) M(T, a), WARPKIT_PP_FE_27(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FE_29(M, T, a, ...) M(T, a), WARPKIT_PP_FE_28(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FE_30(M, T, a, ...) M(T, a), WARPKIT_PP_FE_29(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FE_31(M, T, a, ...) M(T, a), WARPKIT_PP_FE_30(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FE_32(M, T, a, ...) M(T, a), WARPKIT_PP_FE_31(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FE_33(M, T, a, ...) M(T, a), WARPKIT_PP_FE_32(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FE_34(M, T, a, ...) M(T, a), WARPKIT_PP_FE_33(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FE_35(M, T, a, ...) M(T, a), WARPKIT_PP_FE_34(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FE_36(M, T, a, ...) M(T, a), WARPKIT_PP_FE_35(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FE_37(M, T, a, ...) M(T, a), WARPKIT_PP_FE_36(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FE_38(M, T, a, ...) M(T, a), WARPKIT_PP_FE_37(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FE_39(M, T, a, ...) M(T, a), WARPKIT_PP_FE_38(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FE_40(M, T, a, ...) M(T, a), WARPKIT_PP_FE_39(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FOR_EACH(M, T, ...) WARPKIT_PP_CAT(WARPKIT_PP_FE_, WARPKIT_PP_NARG(__VA_ARGS__))(M, T, __VA_ARGS__)
 
 namespace warpkit {
 
@@ -42,6 +105,15 @@ concept named_enum = std::is_enum_v<E> && requires {
 };
 
 namespace detail {
+/// Reads member `Ptr` of an object, keeping its constness (a Hana Struct accessor).
+template <auto Ptr>
+struct member_accessor {
+    template <class T>
+    constexpr decltype(auto) operator()(T&& t) const noexcept {
+        return (static_cast<T&&>(t).*Ptr);
+    }
+};
+
 template <class T>
 struct is_std_array : std::false_type {};
 template <class T, std::size_t N>
