@@ -87,7 +87,9 @@ TEST_CASE("Table 4.1 encodings, bit for bit") {
     };
     CHECK(std::size(table) == 24);
     warpkit::rng r(2024);
-    for (const auto& [op, rep] : table) {
+    for (const auto& row : table) {
+        const opcode op = row.first;
+        const char* rep = row.second;
         CAPTURE(mnemonic(op));
         CHECK_FALSE(info(op).extension);
         for (int trial = 0; trial < 50; ++trial) {
