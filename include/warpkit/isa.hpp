@@ -10,5 +10,6 @@
 #include <warpkit/isa/kernel_image.hpp>
 #include <warpkit/isa/opcode.hpp>
 #include <warpkit/isa/program.hpp>
+#include <warpkit/isa/semantics.hpp>
 #include <warpkit/isa/special_register.hpp>
 #include <warpkit/isa/unit_class.hpp>
