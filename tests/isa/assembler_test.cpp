@@ -83,7 +83,7 @@ TEST_CASE("assembler errors name file:line:column and what was wrong") {
     CHECK(error_of(".grid 1 2 3 4") == "k.s:1:1: .grid takes 1 to 3 value(s), got 4");
     CHECK(error_of(".blocks 4") ==
           "k.s:1:1: unknown directive '.blocks' (known: .kernel .grid .block .regs .warps "
-          ".param .const .data .word)");
+          ".shared .param .const .data .word)");
     CHECK(error_of(".data 1 two") == "k.s:1:9: bad value 'two'");
     CHECK(error_of(".param 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17") ==
           "k.s:1:1: more than 16 kernel parameters");
@@ -127,6 +127,7 @@ TEST_CASE("canonical program text round-trips through words exactly") {
 .block 128 1 1
 .warps 4
 .regs 12
+.shared 2048
 .param 0x00001000 0x00002000
 .const 0x3f800000
 .data 0x00000001 0x00000002 0x00000003 0x00000004 0x00000005 0x00000006 0x00000007 0x00000008

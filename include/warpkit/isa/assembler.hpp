@@ -250,6 +250,8 @@ struct fixup {
                 dims(prog.kernel.block);
             } else if (head == ".regs") {
                 prog.kernel.regs_per_thread = numbers(1, 1, false)[0];
+            } else if (head == ".shared") {
+                prog.kernel.shared_bytes = numbers(1, 1, false)[0];
             } else if (head == ".warps") {
                 prog.kernel.warps_per_block = numbers(1, 1, false)[0];
             } else if (head == ".param") {
@@ -272,8 +274,8 @@ struct fixup {
                 }
             } else {
                 cur.fail(head_col, "unknown directive '" + std::string(head) +
-                                       "' (known: .kernel .grid .block .regs .warps .param "
-                                       ".const .data .word)");
+                                       "' (known: .kernel .grid .block .regs .warps .shared "
+                                       ".param .const .data .word)");
             }
             continue;
         }

@@ -123,6 +123,7 @@ template <class TargetName>
            std::to_string(k.block.z) + "\n";
     if (k.warps_per_block != 0) out += ".warps " + std::to_string(k.warps_per_block) + "\n";
     if (k.regs_per_thread != 0) out += ".regs " + std::to_string(k.regs_per_thread) + "\n";
+    if (k.shared_bytes != 0) out += ".shared " + std::to_string(k.shared_bytes) + "\n";
     values(".param", k.params);
     values(".const", k.consts);
     values(".data", k.data);
