@@ -5,3 +5,4 @@
 
 #include <warpkit/core.hpp>
 #include <warpkit/isa.hpp>
+#include <warpkit/simt.hpp>
