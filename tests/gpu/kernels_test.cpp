@@ -1,0 +1,207 @@
+#include <warpkit/gpu/functional.hpp>
+#include <warpkit/isa/assembler.hpp>
+#include <warpkit/simt/pdom_stack.hpp>
+#include <warpkit/simt/ssy_stack.hpp>
+
+#include <doctest/doctest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace warpkit;
+
+namespace {
+isa::program load(const std::string& name) {
+    const std::string path = std::string(WARPKIT_SOURCE_DIR) + "/examples/kernels/" + name;
+    std::ifstream in(path);
+    REQUIRE_MESSAGE(in.good(), "cannot open " << path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return isa::assemble(ss.str(), path);
+}
+
+template <class Stack>
+gpu::global_memory run(const isa::program& p, gpu::functional_stats* st = nullptr) {
+    gpu::isa_kernel k(p);
+    gpu::global_memory mem;
+    gpu::load_data(k, mem);
+    const auto s = gpu::run_functional<32, Stack>(k, mem);
+    if (st) *st = s;
+    return mem;
+}
+} // namespace
+
+TEST_CASE_TEMPLATE("vector add matches the C++ reference", Stack, simt::pdom_stack<32>,
+                   simt::ssy_stack<32>) {
+    const auto p = load("vadd.s");
+    gpu::functional_stats st;
+    const auto mem = run<Stack>(p, &st);
+    const auto c = mem.read(0x800, 256);
+    for (std::uint32_t i = 0; i < 256; ++i)
+        CHECK(c[i] == i + 3 * i + 1);
+    CHECK(st.blocks == 4);
+    CHECK(st.warp_instructions == 8 * 21); // 8 warps, all lanes in range: 21 instructions
+}
+
+TEST_CASE_TEMPLATE("tree reduction matches the C++ reference", Stack, simt::pdom_stack<32>,
+                   simt::ssy_stack<32>) {
+    const auto p = load("reduce.s");
+    const auto mem = run<Stack>(p);
+    const auto out = mem.read(0x800, 4);
+    for (std::uint32_t b = 0; b < 4; ++b) {
+        std::uint32_t sum = 0;
+        for (std::uint32_t i = b * 128; i < (b + 1) * 128; ++i)
+            sum += i % 7;
+        CHECK(out[b] == sum);
+    }
+}
+
+namespace {
+float as_float(std::uint32_t v) {
+    return std::bit_cast<float>(v);
+}
+std::uint32_t as_bits(float f) {
+    return std::bit_cast<std::uint32_t>(f);
+}
+} // namespace
+
+TEST_CASE_TEMPLATE("shared-memory histogram with atomics matches the C++ reference", Stack,
+                   simt::pdom_stack<32>, simt::ssy_stack<32>) {
+    const auto p = load("histogram.s");
+    const auto mem = run<Stack>(p);
+    std::vector<std::uint32_t> ref(64, 0);
+    for (std::uint32_t i = 0; i < 1000; ++i)
+        ++ref[p.kernel.data[i] & 63];
+    CHECK(mem.read(0x1000, 64) == ref);
+}
+
+TEST_CASE_TEMPLATE("BFS levels match a C++ breadth-first search", Stack, simt::pdom_stack<32>,
+                   simt::ssy_stack<32>) {
+    auto p = load("bfs.s");
+    gpu::isa_kernel k(p);
+    gpu::global_memory mem;
+    gpu::load_data(k, mem);
+    const std::uint32_t n = 32;
+    const auto row = mem.read(0x0, n + 1);
+    const auto col = mem.read(0x100, row[n]);
+    // Host loop: launch, then swap next into frontier, until nothing changed.
+    int launches = 0;
+    while (true) {
+        mem.store(0x700, 0);
+        (void)gpu::run_functional<32, Stack>(k, mem);
+        ++launches;
+        if (mem.load(0x700) == 0) break;
+        mem.write(0x500, mem.read(0x600, n));
+        mem.write(0x600, std::vector<std::uint32_t>(n, 0));
+        REQUIRE(launches < 40);
+    }
+    // Reference BFS from node 0.
+    std::vector<std::int32_t> ref(n, -1);
+    ref[0] = 0;
+    std::vector<std::uint32_t> frontier = {0};
+    while (!frontier.empty()) {
+        std::vector<std::uint32_t> next;
+        for (auto v : frontier)
+            for (auto e = row[v]; e < row[v + 1]; ++e)
+                if (ref[col[e]] < 0) {
+                    ref[col[e]] = ref[v] + 1;
+                    next.push_back(col[e]);
+                }
+        frontier = next;
+    }
+    const auto cost = mem.read(0x400, n);
+    int reached = 0;
+    for (std::uint32_t v = 0; v < n; ++v) {
+        CHECK(static_cast<std::int32_t>(cost[v]) == ref[v]);
+        reached += ref[v] >= 0 ? 1 : 0;
+    }
+    CHECK(reached > 8); // the graph is not trivially disconnected
+}
+
+TEST_CASE_TEMPLATE("tiled matrix multiply matches the C++ reference bit for bit", Stack,
+                   simt::pdom_stack<32>, simt::ssy_stack<32>) {
+    const auto p = load("matmul.s");
+    const auto mem = run<Stack>(p);
+    const std::size_t n = 32;
+    const auto a = mem.read(0x0, n * n);
+    const auto b = mem.read(0x1000, n * n);
+    const auto c = mem.read(0x2000, n * n);
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < n; ++j) {
+            float acc = 0.0f;
+            for (std::size_t k = 0; k < n; ++k)
+                acc = std::fma(as_float(a[i * n + k]), as_float(b[k * n + j]), acc);
+            CHECK(c[i * n + j] == as_bits(acc));
+        }
+}
+
+TEST_CASE_TEMPLATE("prefix scan matches the C++ reference", Stack, simt::pdom_stack<32>,
+                   simt::ssy_stack<32>) {
+    const auto p = load("scan.s");
+    const auto mem = run<Stack>(p);
+    const auto in = mem.read(0x0, 256);
+    const auto out = mem.read(0x800, 256);
+    for (std::size_t blk = 0; blk < 2; ++blk) {
+        std::uint32_t sum = 0;
+        for (std::size_t i = blk * 128; i < (blk + 1) * 128; ++i) {
+            sum += in[i];
+            CHECK(out[i] == sum);
+        }
+    }
+}
+
+TEST_CASE_TEMPLATE("special-function kernel matches the C++ reference", Stack, simt::pdom_stack<32>,
+                   simt::ssy_stack<32>) {
+    const auto p = load("sfu.s");
+    gpu::functional_stats st;
+    const auto mem = run<Stack>(p, &st);
+    const auto x = mem.read(0x0, 256);
+    const auto y = mem.read(0x400, 256);
+    for (std::size_t i = 0; i < 256; ++i) {
+        const float v = as_float(x[i]);
+        const float one = v + 1.0f;
+        float r = std::sqrt(v) * (1.0f / one);
+        r = std::fma(std::sin(v), std::cos(v), r);
+        r = r + std::exp2(std::log2(one));
+        r = r - 1.0f / std::sqrt(one);
+        CHECK(y[i] == as_bits(r));
+    }
+    CHECK(st.by_unit[isa::index(isa::unit_class::sfu)] == 8 * 7); // 8 warps x 7 SFU ops
+}
+
+TEST_CASE("a kernel that never ends is stopped by the watchdog with its position") {
+    const auto p = isa::assemble(".grid 1\n.block 32\nMVI r1, 0\nloop: BEQ r1, loop\nEXIT\n");
+    gpu::isa_kernel k(p);
+    gpu::global_memory mem;
+    gpu::functional_params fp;
+    fp.max_warp_instructions = 1000;
+    try {
+        (void)gpu::run_functional(k, mem, fp);
+        FAIL("expected the watchdog");
+    } catch (const sim_error& e) {
+        CHECK(std::string(e.what()) ==
+              "watchdog: more than 1000 warp instructions (block 0, warp 0 at pc 1)");
+    }
+}
+
+TEST_CASE("kernel faults and bad kernels give clear errors") {
+    gpu::global_memory mem;
+    const auto oob = isa::assemble(".block 32\n.shared 64\nMVI r1, 64\nLD r2, r1\nEXIT\n");
+    gpu::isa_kernel k(oob);
+    CHECK_THROWS_WITH_AS((void)gpu::run_functional(k, mem),
+                         "kernel fault at pc 1, warp 0, lane 0: shared address 64 outside "
+                         "[0, 64) or unaligned",
+                         sim_error);
+    auto regs = isa::assemble(".regs 2\nADD r5, r1, r2\nEXIT\n");
+    CHECK_THROWS_AS(gpu::isa_kernel{regs}, config_error);
+    auto undefined = isa::assemble(".word 0x78000000\nEXIT\n");
+    CHECK_THROWS_WITH_AS(gpu::isa_kernel{undefined},
+                         "invalid parameter 'kernel.code[0]' = 0x78000000 (allowed: a defined "
+                         "instruction)",
+                         config_error);
+}
