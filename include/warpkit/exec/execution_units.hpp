@@ -1,0 +1,157 @@
+#pragma once
+/// \file
+/// `execution_units<Payload>`: the execution clusters of one SM — an INT and an FP cluster per
+/// SP, one SFU cluster and one LD/ST cluster (GTX480: SP0, SP1, 4 SFUs, 16 LD/ST units).
+
+#include <warpkit/core/error.hpp>
+#include <warpkit/core/lane_mask.hpp>
+#include <warpkit/core/params.hpp>
+#include <warpkit/core/reflect.hpp>
+#include <warpkit/exec/op_class.hpp>
+#include <warpkit/exec/timing.hpp>
+#include <warpkit/exec/unit_cluster.hpp>
+#include <warpkit/isa/unit_class.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace warpkit::exec {
+
+/// Shape of an SM's execution units; defaults are the GTX480 (Warped Gates Section 2.1).
+struct units_params {
+    std::uint32_t sp_count = 2;    ///< shader processors, each with an INT and an FP cluster
+    std::uint32_t sp_lanes = 16;   ///< CUDA cores per SP (double-clocked)
+    std::uint32_t sfu_lanes = 4;   ///< special-function units
+    std::uint32_t ldst_lanes = 16; ///< load/store units
+    timing_params timing{};
+
+    void validate() const {
+        check_range("sp_count", sp_count, 1u, 16u);
+        const auto divides = [](std::uint32_t l) { return l >= 1 && l <= 32 && 32 % l == 0; };
+        const char* allowed = "a divisor of 32 (1, 2, 4, 8, 16, 32)";
+        check(divides(sp_lanes), "sp_lanes", sp_lanes, allowed);
+        check(divides(sfu_lanes), "sfu_lanes", sfu_lanes, allowed);
+        check(divides(ldst_lanes), "ldst_lanes", ldst_lanes, allowed);
+    }
+};
+
+} // namespace warpkit::exec
+
+WARPKIT_REFLECT(warpkit::exec::units_params, sp_count, sp_lanes, sfu_lanes, ldst_lanes, timing);
+
+namespace warpkit::exec {
+
+/// All execution clusters of an SM, indexed 0 .. size()-1: the INT clusters of SP0..SPn-1,
+/// then their FP clusters, then the SFU cluster, then the LD/ST cluster. Each cluster is one
+/// gateable block; `busy_mask()` reports which blocks hold work this cycle.
+template <class Payload = std::uint32_t>
+class execution_units {
+public:
+    using params_type = units_params;
+    using cluster_type = unit_cluster<Payload>;
+
+    explicit execution_units(const units_params& p = {}) : p_(checked(p)) {
+        clusters_.reserve(size());
+        for (std::uint32_t i = 0; i < p_.sp_count; ++i)
+            clusters_.emplace_back(
+                cluster_params{isa::unit_class::int_alu, p_.sp_lanes, p_.timing});
+        for (std::uint32_t i = 0; i < p_.sp_count; ++i)
+            clusters_.emplace_back(cluster_params{isa::unit_class::fp, p_.sp_lanes, p_.timing});
+        clusters_.emplace_back(cluster_params{isa::unit_class::sfu, p_.sfu_lanes, p_.timing});
+        clusters_.emplace_back(cluster_params{isa::unit_class::ldst, p_.ldst_lanes, p_.timing});
+    }
+
+    /// Number of clusters (2 x sp_count + 2).
+    [[nodiscard]] std::size_t size() const noexcept { return 2 * std::size_t{p_.sp_count} + 2; }
+    /// Index of SP `sp`'s INT cluster.
+    [[nodiscard]] std::size_t int_cluster(std::size_t sp) const {
+        WARPKIT_EXPECTS(sp < p_.sp_count);
+        return sp;
+    }
+    /// Index of SP `sp`'s FP cluster.
+    [[nodiscard]] std::size_t fp_cluster(std::size_t sp) const {
+        WARPKIT_EXPECTS(sp < p_.sp_count);
+        return p_.sp_count + sp;
+    }
+    [[nodiscard]] std::size_t sfu_cluster() const noexcept { return 2 * std::size_t{p_.sp_count}; }
+    [[nodiscard]] std::size_t ldst_cluster() const noexcept { return sfu_cluster() + 1; }
+    /// First index and count of the clusters executing unit class `u` (count 0 if none).
+    [[nodiscard]] std::pair<std::size_t, std::size_t>
+    clusters_of(isa::unit_class u) const noexcept {
+        switch (u) {
+        case isa::unit_class::int_alu:
+            return {0, p_.sp_count};
+        case isa::unit_class::fp:
+            return {p_.sp_count, p_.sp_count};
+        case isa::unit_class::sfu:
+            return {sfu_cluster(), 1};
+        case isa::unit_class::ldst:
+            return {ldst_cluster(), 1};
+        default:
+            return {0, 0};
+        }
+    }
+    /// "sp0.int", "sp1.fp", "sfu", "ldst".
+    [[nodiscard]] std::string name(std::size_t i) const {
+        WARPKIT_EXPECTS(i < size());
+        if (i < 2 * std::size_t{p_.sp_count}) {
+            const bool fp = i >= p_.sp_count;
+            return "sp" + std::to_string(fp ? i - p_.sp_count : i) + (fp ? ".fp" : ".int");
+        }
+        return i == sfu_cluster() ? "sfu" : "ldst";
+    }
+
+    [[nodiscard]] cluster_type& operator[](std::size_t i) {
+        WARPKIT_EXPECTS(i < size());
+        return clusters_[i];
+    }
+    [[nodiscard]] const cluster_type& operator[](std::size_t i) const {
+        WARPKIT_EXPECTS(i < size());
+        return clusters_[i];
+    }
+
+    /// The lowest-indexed powered cluster that can take class `o` this cycle, if any.
+    [[nodiscard]] std::optional<std::size_t> find_free(op_class o) const noexcept {
+        const auto [first, count] = clusters_of(unit_of(o));
+        for (std::size_t i = first; i < first + count; ++i)
+            if (clusters_[i].can_issue(o)) return i;
+        return std::nullopt;
+    }
+    /// Issues to the first free cluster of class `o`; returns its index, or nothing if none.
+    std::optional<std::size_t> issue(op_class o, Payload value, warp_mask active) {
+        const auto i = find_free(o);
+        if (i) clusters_[*i].issue(o, std::move(value), active);
+        return i;
+    }
+
+    /// Bit i set when cluster i holds an instruction this cycle.
+    [[nodiscard]] std::uint64_t busy_mask() const noexcept {
+        std::uint64_t m = 0;
+        for (std::size_t i = 0; i < clusters_.size(); ++i)
+            if (clusters_[i].busy()) m |= std::uint64_t{1} << i;
+        return m;
+    }
+
+    /// Ends the current cycle for every cluster.
+    void tick() noexcept {
+        for (auto& c : clusters_)
+            c.tick();
+    }
+
+    [[nodiscard]] const units_params& params() const noexcept { return p_; }
+
+private:
+    static const units_params& checked(const units_params& p) {
+        validate(p);
+        return p;
+    }
+
+    units_params p_;
+    std::vector<cluster_type> clusters_;
+};
+
+} // namespace warpkit::exec

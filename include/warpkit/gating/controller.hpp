@@ -1,0 +1,214 @@
+#pragma once
+/// \file
+/// `controller<Policy>`: the power-gating state machine of one gateable block (Warped Gates
+/// Fig. 2c) with conventional, Blackout, coordinated Blackout or adaptive idle-detect policies.
+
+#include <warpkit/core/error.hpp>
+#include <warpkit/core/params.hpp>
+#include <warpkit/gating/concepts.hpp>
+#include <warpkit/gating/conventional.hpp>
+#include <warpkit/gating/params.hpp>
+#include <warpkit/gating/state.hpp>
+#include <warpkit/gating/stats.hpp>
+
+#include <cstdint>
+#include <limits>
+
+namespace warpkit::gating {
+
+/// Power-gating controller of one block (a cluster with one sleep switch).
+///
+/// Cycle protocol. At the start of cycle t, `state()` is the block's state for the whole
+/// cycle; the owner issues to the block only if `can_issue()` (state on), then calls
+/// `tick(in)` once, describing cycle t, which accounts cycle t and sets the state of t+1.
+///  - on: cycle t is idle when `!in.busy && !in.demand` (empty pipeline, no instruction
+///    wants the block). Consecutive idle cycles are counted; a demand or busy cycle clears
+///    the count. At the end of an idle cycle the policy decides: with the plain rule the block
+///    gates at the end of the idle_detect-th idle cycle (a gating event) and cycle t+1 is its
+///    first gated cycle.
+///  - gated (uncompensated, compensated): the k-th gated cycle of an episode is uncompensated
+///    for k <= break_even and compensated after, i.e. the block is compensated from the cycle
+///    after it has saved as much as the event cost. A demand in a gated cycle starts a wakeup
+///    unless the policy is a Blackout policy and the block is uncompensated (blackout); that
+///    cycle is then the first of `wakeup_delay` waking cycles and the block is on again
+///    wakeup_delay cycles after the demand. A wakeup after fewer than break_even gated cycles
+///    is a negative event; a wakeup in gated cycle break_even + 1 (the first cycle the
+///    break-even counter allows) is a critical wakeup.
+///  - waking: no execution; on again after the last waking cycle with a cleared idle count.
+/// Stall cycles are cycles with demand in any state but on. The pipeline must be empty
+/// (`in.busy == false`) in every state but on.
+template <policy Policy = conventional>
+class controller {
+public:
+    using params_type = gating::params;
+    using stats_type = gating::stats;
+    using policy_type = Policy;
+
+    explicit controller(const gating::params& p = {}) : p_(checked(p)), policy_(p_) {}
+
+    /// State for the current cycle.
+    [[nodiscard]] power_state state() const noexcept { return state_; }
+    /// True if the block can take an instruction this cycle.
+    [[nodiscard]] bool can_issue() const noexcept { return state_ == power_state::on; }
+    /// True if the block cannot take an instruction this cycle (tell the scheduler).
+    [[nodiscard]] bool blocked() const noexcept { return state_ != power_state::on; }
+    /// True while the sleep switch is open (uncompensated or compensated).
+    [[nodiscard]] bool gated() const noexcept {
+        return state_ == power_state::uncompensated || state_ == power_state::compensated;
+    }
+    /// True if a demand this cycle would be refused (Blackout, before break-even).
+    [[nodiscard]] bool in_blackout() const noexcept {
+        return Policy::blackout && state_ == power_state::uncompensated;
+    }
+    /// The idle-detect threshold in force (fixed, or the adaptive register).
+    [[nodiscard]] std::uint32_t idle_detect() const noexcept { return policy_.idle_detect(); }
+    /// Consecutive idle cycles counted so far while on.
+    [[nodiscard]] std::uint32_t idle_count() const noexcept { return idle_; }
+    /// Gated cycles of the current episode so far (0 when not gated).
+    [[nodiscard]] std::uint32_t episode_gated_cycles() const noexcept { return gated_; }
+
+    /// Ends the current cycle described by `in`; returns the transition made.
+    event tick(const cycle_input& in) {
+        ++s_.cycles;
+        bool critical = false;
+        event ev = event::none;
+        switch (state_) {
+        case power_state::on:
+            ev = tick_on(in);
+            break;
+        case power_state::uncompensated:
+        case power_state::compensated:
+            WARPKIT_EXPECTS(!in.busy);
+            ev = tick_gated(in, critical);
+            break;
+        case power_state::waking:
+            WARPKIT_EXPECTS(!in.busy);
+            ++s_.waking_cycles;
+            if (in.demand) ++s_.stall_cycles;
+            if (--waking_left_ == 0) {
+                state_ = power_state::on;
+                idle_ = 0;
+                ev = event::powered_on;
+            }
+            break;
+        }
+        switch (policy_.end_cycle(critical)) {
+        case adaptation::none:
+            break;
+        case adaptation::kept:
+            ++s_.epochs;
+            break;
+        case adaptation::raised:
+            ++s_.epochs;
+            ++s_.idle_detect_increments;
+            break;
+        case adaptation::lowered:
+            ++s_.epochs;
+            ++s_.idle_detect_decrements;
+            break;
+        }
+        return ev;
+    }
+
+    /// Records the idle period still open at the end of a run (call once, when done).
+    void finish() noexcept { close_period(); }
+
+    [[nodiscard]] const gating::params& params() const noexcept { return p_; }
+    [[nodiscard]] const gating::stats& stats() const noexcept { return s_; }
+    [[nodiscard]] const Policy& policy() const noexcept { return policy_; }
+
+private:
+    static const gating::params& checked(const gating::params& p) {
+        validate(p);
+        return p;
+    }
+
+    event tick_on(const cycle_input& in) noexcept {
+        ++s_.on_cycles;
+        if (in.busy || in.demand) {
+            close_period();
+            idle_ = 0;
+            return event::none;
+        }
+        if (idle_ != std::numeric_limits<std::uint32_t>::max()) ++idle_;
+        ++period_;
+        switch (policy_.decide(
+            gate_view{idle_, policy_.idle_detect(), in.type_active, in.sibling_gated})) {
+        case decision::stay_on:
+            return event::none;
+        case decision::hold:
+            ++s_.held_cycles;
+            return event::none;
+        case decision::gate_early:
+            ++s_.early_gating_events;
+            break;
+        case decision::gate:
+            break;
+        }
+        ++s_.gating_events;
+        state_ = power_state::uncompensated;
+        gated_ = 0;
+        idle_ = 0;
+        return event::gated;
+    }
+
+    event tick_gated(const cycle_input& in, bool& critical) noexcept {
+        const std::uint32_t k = gated_ + 1; // this cycle's index in the episode
+        if (in.demand) {
+            ++s_.stall_cycles;
+            if (!Policy::blackout || state_ == power_state::compensated) {
+                ++s_.wakeups;
+                ++s_.waking_cycles;
+                if (gated_ < p_.break_even) ++s_.negative_events;
+                if (k == p_.break_even + 1) {
+                    critical = true;
+                    ++s_.critical_wakeups;
+                }
+                close_period();
+                gated_ = 0;
+                waking_left_ = p_.wakeup_delay - 1;
+                state_ = waking_left_ == 0 ? power_state::on : power_state::waking;
+                idle_ = 0;
+                return event::wake_started;
+            }
+            ++s_.blackout_stall_cycles;
+        }
+        ++period_;
+        gated_ = k;
+        if (state_ == power_state::uncompensated) {
+            ++s_.uncompensated_cycles;
+            if (k >= p_.break_even) {
+                state_ = power_state::compensated;
+                return event::broke_even;
+            }
+        } else {
+            ++s_.compensated_cycles;
+        }
+        return event::none;
+    }
+
+    void close_period() noexcept {
+        if (period_ == 0) return;
+        auto& ip = s_.idle_periods;
+        ip.lengths.add(period_);
+        const std::uint64_t id = policy_.idle_detect();
+        if (period_ < id)
+            ++ip.below_idle_detect;
+        else if (period_ <= id + p_.break_even)
+            ++ip.up_to_break_even;
+        else
+            ++ip.beyond_break_even;
+        period_ = 0;
+    }
+
+    gating::params p_;
+    Policy policy_;
+    gating::stats s_{};
+    power_state state_ = power_state::on;
+    std::uint32_t idle_ = 0;        // consecutive idle cycles while on
+    std::uint32_t gated_ = 0;       // gated cycles of the current episode
+    std::uint32_t waking_left_ = 0; // waking cycles still to go after this one
+    std::uint64_t period_ = 0;      // length of the idle period in progress
+};
+
+} // namespace warpkit::gating

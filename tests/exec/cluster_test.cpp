@@ -1,0 +1,132 @@
+#include <warpkit/core/params.hpp>
+#include <warpkit/core/stats.hpp>
+#include <warpkit/exec.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace exec = warpkit::exec;
+using exec::op_class;
+using warpkit::warp_mask;
+using warpkit::isa::unit_class;
+
+static_assert(exec::gateable_block<exec::unit_cluster<int>>);
+static_assert(exec::pipeline<exec::functional_unit<int>>);
+static_assert(!exec::gateable_block<exec::functional_unit<int>>);
+
+TEST_CASE("lane activity: 32 threads over 16 double-clocked lanes, and over 4 SFU lanes") {
+    exec::unit_cluster<int> sp({unit_class::int_alu, 16, {}});
+    CHECK(sp.passes() == 2);
+    sp.issue(op_class::int_add, 0, warp_mask::full());
+    sp.tick();
+    sp.issue(op_class::int_add, 1, warp_mask{(1u << 0) | (1u << 16) | (1u << 17)});
+    const auto s = sp.stats();
+    CHECK(s.thread_ops == 35);
+    CHECK(s.lane_slots == 64); // two instructions x 16 lanes x 2 passes
+    CHECK(s.active_threads.count(32) == 1);
+    CHECK(s.active_threads.count(3) == 1);
+    REQUIRE(s.lane_ops.size() == 16);
+    CHECK(s.lane_ops[0] == 4); // threads 0, 16 of the first; 0, 16 of the second
+    CHECK(s.lane_ops[1] == 3); // threads 1, 17; then 17
+    CHECK(s.lane_ops[2] == 2);
+    CHECK(s.lane_ops[15] == 2);
+
+    exec::unit_cluster<int> sfu({unit_class::sfu, 4, {}});
+    CHECK(sfu.passes() == 8);
+    sfu.issue(op_class::sfu, 0, warp_mask::first_n(6));
+    const auto f = sfu.stats();
+    CHECK(f.lane_ops == std::vector<std::uint64_t>{2, 2, 1, 1});
+    CHECK(f.lane_slots == 32);
+    CHECK(f.thread_ops == 6);
+    std::uint64_t sum = 0;
+    for (const auto v : f.lane_ops)
+        sum += v;
+    CHECK(sum == f.thread_ops);
+}
+
+TEST_CASE("a cluster is gated as one block, only with an empty pipeline") {
+    exec::unit_cluster<int> c({unit_class::fp, 16, {}});
+    c.issue(op_class::fp_mad, 1, warp_mask::full());
+    CHECK(c.busy());
+    CHECK_THROWS_AS(c.power_off(), warpkit::contract_error);
+    for (int i = 0; i < 5; ++i)
+        c.tick();
+    CHECK_FALSE(c.busy());
+    CHECK(c.ready()); // results waiting for writeback do not keep the pipeline powered
+    c.power_off();
+    CHECK_FALSE(c.can_issue(op_class::fp_add));
+    CHECK_THROWS_AS(c.issue(op_class::fp_add, 2, warp_mask::full()), warpkit::contract_error);
+    c.tick();
+    c.tick();
+    c.set_powered(true);
+    CHECK(c.can_issue(op_class::fp_add));
+    c.tick();
+    const auto s = c.stats();
+    CHECK(s.powered_off_cycles == 2);
+    CHECK(s.pipeline.busy_cycles == 5);
+    CHECK(s.pipeline.idle_cycles == 3);
+}
+
+TEST_CASE("GTX480 SM: SP0 and SP1 INT and FP clusters, 4 SFUs, 16 LD/ST units") {
+    exec::execution_units<int> u;
+    REQUIRE(u.size() == 6);
+    CHECK(u.name(u.int_cluster(0)) == "sp0.int");
+    CHECK(u.name(u.int_cluster(1)) == "sp1.int");
+    CHECK(u.name(u.fp_cluster(0)) == "sp0.fp");
+    CHECK(u.name(u.fp_cluster(1)) == "sp1.fp");
+    CHECK(u.name(u.sfu_cluster()) == "sfu");
+    CHECK(u.name(u.ldst_cluster()) == "ldst");
+    CHECK(u[u.sfu_cluster()].lanes() == 4);
+    CHECK(u[u.ldst_cluster()].lanes() == 16);
+    CHECK(u[u.fp_cluster(1)].kind() == unit_class::fp);
+    CHECK(u.clusters_of(unit_class::int_alu) == std::pair<std::size_t, std::size_t>{0, 2});
+    CHECK(u.clusters_of(unit_class::branch).second == 0);
+
+    // Two schedulers issue two INT instructions in one cycle: SP0 then SP1; a third waits.
+    CHECK(u.issue(op_class::int_add, 1, warp_mask::full()) == std::optional<std::size_t>{0});
+    CHECK(u.issue(op_class::int_add, 2, warp_mask::full()) == std::optional<std::size_t>{1});
+    CHECK_FALSE(u.issue(op_class::int_add, 3, warp_mask::full()).has_value());
+    CHECK(u.issue(op_class::sfu, 4, warp_mask::full()) == std::optional<std::size_t>{4});
+    CHECK(u.busy_mask() == 0b010011);
+    u.tick();
+
+    // SFU initiation interval 8: the next SFU instruction waits until cycle 8.
+    int sfu_next = -1;
+    for (int c = 1; c < 20 && sfu_next < 0; ++c) {
+        if (u.find_free(op_class::sfu)) sfu_next = c;
+        u.tick();
+    }
+    CHECK(sfu_next == 8);
+
+    // With SP0's INT cluster gated, INT work goes to SP1.
+    while (u.busy_mask() != 0)
+        u.tick();
+    u[u.int_cluster(0)].power_off();
+    CHECK(u.issue(op_class::int_mul, 5, warp_mask::full()) == std::optional<std::size_t>{1});
+    CHECK(u.busy_mask() == 0b000010);
+}
+
+TEST_CASE("execution unit params validate and reflect") {
+    exec::units_params p;
+    warpkit::apply_override(p, "sp_lanes=12");
+    CHECK_THROWS_AS(exec::execution_units<int>{p}, warpkit::config_error);
+    try {
+        warpkit::validate(p);
+    } catch (const warpkit::config_error& e) {
+        CHECK(e.field() == "sp_lanes");
+    }
+    exec::units_params k;
+    k.sp_count = 6; // a Kepler-like SM
+    exec::execution_units<int> u(k);
+    CHECK(u.size() == 14);
+    CHECK(u.name(u.fp_cluster(5)) == "sp5.fp");
+    CHECK(warpkit::params_to_json(exec::cluster_params{})["kind"] == "int");
+    exec::unit_cluster<int> c;
+    c.issue(op_class::int_add, 0, warp_mask::full());
+    const auto j = warpkit::stats_to_json(c.stats());
+    CHECK(j["lane_ops"].size() == 16);
+    CHECK(j["pipeline"]["issued"] == 1);
+}
