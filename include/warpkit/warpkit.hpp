@@ -4,5 +4,7 @@
 /// headers in your own code: they compile faster.
 
 #include <warpkit/core.hpp>
+#include <warpkit/exec.hpp>
+#include <warpkit/gating.hpp>
 #include <warpkit/isa.hpp>
 #include <warpkit/simt.hpp>
