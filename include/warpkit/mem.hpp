@@ -1,0 +1,12 @@
+#pragma once
+/// \file
+/// The memory-system area: coalescers, pending request table, shared-memory banks, caches,
+/// MSHRs and DRAM.
+
+#include <warpkit/mem/cc13_coalescer.hpp>
+#include <warpkit/mem/coalescing_stats.hpp>
+#include <warpkit/mem/concepts.hpp>
+#include <warpkit/mem/inst_access.hpp>
+#include <warpkit/mem/line_coalescer.hpp>
+#include <warpkit/mem/sector_coalescer.hpp>
+#include <warpkit/mem/transaction.hpp>
