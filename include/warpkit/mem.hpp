@@ -8,5 +8,7 @@
 #include <warpkit/mem/concepts.hpp>
 #include <warpkit/mem/inst_access.hpp>
 #include <warpkit/mem/line_coalescer.hpp>
+#include <warpkit/mem/pending_request_table.hpp>
 #include <warpkit/mem/sector_coalescer.hpp>
+#include <warpkit/mem/shared_memory_banks.hpp>
 #include <warpkit/mem/transaction.hpp>

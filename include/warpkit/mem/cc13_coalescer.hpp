@@ -9,6 +9,8 @@
 #include <warpkit/mem/detail/coalesce.hpp>
 #include <warpkit/mem/transaction.hpp>
 
+#include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -36,21 +38,22 @@ public:
         out.clear();
         const std::size_t half = (W + 1) / 2;
         const std::uint32_t segment = segment_bytes(access_bytes);
-        const std::uint64_t align = ~static_cast<std::uint64_t>(segment - 1);
+        const auto shift = static_cast<unsigned>(std::countr_zero(segment));
+        std::array<std::uint64_t, W> keys;
+        for (std::size_t l = 0; l < W; ++l)
+            keys[l] = addr[l] >> shift;
         std::uint32_t request = 0;
         std::uint32_t used = 0;
         for (std::size_t lo = 0; lo < W; lo += half, ++request) {
             lane_mask<W> pending = active & detail::lane_range<W>(lo, lo + half);
             if (pending.any()) ++used;
             while (pending.any()) {
-                const std::uint64_t base = addr[pending.first()] & align;
+                const std::uint64_t key = keys[pending.first()];
+                const std::uint64_t base = key << shift;
                 transaction<W> t;
                 t.request = request;
-                for (const std::size_t lane : pending) {
-                    if ((addr[lane] & align) != base) continue;
-                    t.lanes.set(lane);
-                    t.bytes.set_range(static_cast<std::uint32_t>(addr[lane] - base), access_bytes);
-                }
+                t.lanes = detail::same_key(keys, key, pending);
+                t.bytes = detail::lane_bytes(addr, base, access_bytes, t.lanes);
                 pending = pending.minus(t.lanes);
                 shrink(t, base, segment);
                 out.push(t);

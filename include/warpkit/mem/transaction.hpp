@@ -27,6 +27,8 @@ using lane_addresses = std::array<std::uint64_t, W>;
 class byte_mask {
 public:
     constexpr byte_mask() noexcept = default;
+    /// A mask from its raw words: bytes 0..63, then 64..127.
+    constexpr byte_mask(std::uint64_t low, std::uint64_t high) noexcept : words_{low, high} {}
 
     /// Bytes [offset, offset + n) (offset + n <= 128).
     [[nodiscard]] static constexpr byte_mask range(std::uint32_t offset, std::uint32_t n) noexcept {
@@ -44,6 +46,12 @@ public:
             const std::uint32_t b = end > lo + 64 ? 64 : (end > lo ? end - lo : 0);
             if (b > a) words_[w] |= bits(a, b);
         }
+    }
+    /// Sets bytes [offset, offset + n) of a naturally aligned access (n a power of two
+    /// <= 64, offset a multiple of n): they never straddle a 64-byte word.
+    constexpr void set_aligned(std::uint32_t offset, std::uint32_t n) noexcept {
+        const std::uint64_t run = n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
+        words_[(offset / 64) & 1u] |= run << (offset % 64);
     }
     [[nodiscard]] constexpr bool test(std::uint32_t byte) const noexcept {
         return byte < 128 && ((words_[byte / 64] >> (byte % 64)) & 1u) != 0;
