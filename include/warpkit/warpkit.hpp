@@ -7,4 +7,5 @@
 #include <warpkit/exec.hpp>
 #include <warpkit/gating.hpp>
 #include <warpkit/isa.hpp>
+#include <warpkit/issue.hpp>
 #include <warpkit/simt.hpp>

@@ -1,0 +1,37 @@
+#pragma once
+/// \file
+/// Forward declarations of the issue area.
+
+#include <cstddef>
+
+namespace warpkit::issue {
+struct warp_view;
+class unit_set;
+struct issue_slot;
+class issue_list;
+struct no_params;
+struct scheduler_stats;
+class lrr;
+class rr;
+class gto;
+template <class Inner>
+struct two_level_params;
+template <class InnerStats>
+struct two_level_stats;
+template <class InnerParams>
+struct gates_priority_params;
+struct gates_priority_stats;
+template <class SchedulerParams>
+struct scheduler_bank_params;
+template <class SchedulerStats>
+struct scheduler_bank_stats;
+struct operands;
+struct hazard;
+struct scoreboard_params;
+struct scoreboard_stats;
+class scoreboard;
+struct cluster_scoreboard_stats;
+struct scoreboard_bits;
+class any_scheduler;
+class scheduler_registry;
+} // namespace warpkit::issue

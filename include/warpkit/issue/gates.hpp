@@ -1,0 +1,262 @@
+#pragma once
+/// \file
+/// GATES, the gating-aware two-level warp scheduler of Warped Gates (paper 003 Sections 4,
+/// 4.1 and 6). `gates_priority<Inner>` is the issue arbiter over the active warps: it splits
+/// them into per-unit-type subsets, counts the instructions in each (INT_ACTV, FP_ACTV, ...)
+/// and the ready ones (INT_RDY, FP_RDY, LDST_RDY, SFU_RDY), and fills the N issue slots in
+/// the priority order INT/FP, LDST, SFU, FP/INT, so INT and FP sit at the two ends. The
+/// highest priority switches between INT and FP when its active subset empties while the
+/// other's is not empty, optionally when it has been held for a maximum switching time, and
+/// (coordinated Blackout) when the units of the highest type are blocked by power gating.
+/// `gates<Inner>` is `two_level<gates_priority<Inner>>` with the GATES inputs and outputs.
+
+#include <warpkit/core/error.hpp>
+#include <warpkit/core/params.hpp>
+#include <warpkit/isa/unit_class.hpp>
+#include <warpkit/issue/concepts.hpp>
+#include <warpkit/issue/detail/template_reflect.hpp>
+#include <warpkit/issue/issue_list.hpp>
+#include <warpkit/issue/lrr.hpp>
+#include <warpkit/issue/scheduler_stats.hpp>
+#include <warpkit/issue/two_level.hpp>
+#include <warpkit/issue/warp_view.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace warpkit::issue {
+
+/// Params of the GATES issue arbiter.
+template <class InnerParams>
+struct gates_priority_params {
+    /// Issue cycles after which the highest priority is forced to the other of INT/FP when
+    /// that one has active instructions; 0 disables it. Paper 003 Section 4 leaves the value
+    /// to the designer ("a large maximum switching time threshold"), so it is off by default.
+    std::uint32_t max_switch_cycles = 0;
+    /// Highest priority at start: int_alu (the paper initialises INT highest) or fp.
+    isa::unit_class initial = isa::unit_class::int_alu;
+    /// Params of the policy that orders warps of one type (lrr by default).
+    InnerParams inner{};
+
+    void validate() const {
+        check_range("max_switch_cycles", max_switch_cycles, std::uint32_t{0},
+                    std::uint32_t{1} << 24);
+        check(initial == isa::unit_class::int_alu || initial == isa::unit_class::fp, "initial",
+              std::string(enum_names<isa::unit_class>::names[isa::index(initial)]), "int or fp");
+    }
+};
+
+/// Counters of the GATES issue arbiter.
+struct gates_priority_stats {
+    std::uint64_t switches_on_empty = 0;     ///< highest subset empty, the other not
+    std::uint64_t switches_on_threshold = 0; ///< maximum switching time reached
+    std::uint64_t switches_on_blocked = 0;   ///< highest type blocked by power gating
+    std::uint64_t int_high_cycles = 0;       ///< issue cycles with INT highest
+    std::uint64_t fp_high_cycles = 0;        ///< issue cycles with FP highest
+    std::uint64_t mixed_int_fp_cycles = 0;   ///< cycles issuing both INT and FP
+    scheduler_stats issue{};
+};
+
+} // namespace warpkit::issue
+
+template <class I>
+struct boost::hana::accessors_impl<warpkit::issue::gates_priority_params<I>> {
+    static constexpr auto apply() {
+        return boost::hana::make_tuple(WARPKIT_DETAIL_TEMPLATE_FIELD(max_switch_cycles),
+                                       WARPKIT_DETAIL_TEMPLATE_FIELD(initial),
+                                       WARPKIT_DETAIL_TEMPLATE_FIELD(inner));
+    }
+};
+WARPKIT_REFLECT(warpkit::issue::gates_priority_stats, switches_on_empty, switches_on_threshold,
+                switches_on_blocked, int_high_cycles, fp_high_cycles, mixed_int_fp_cycles, issue);
+
+namespace warpkit::issue {
+
+/// The GATES issue arbiter over a set of (active) warps; Inner orders warps of one type.
+template <class Inner = lrr>
+requires warp_scheduler<Inner>
+class gates_priority {
+public:
+    using inner_type = Inner;
+    using params_type = gates_priority_params<typename Inner::params_type>;
+    using stats_type = gates_priority_stats;
+
+    /// Short name for reports.
+    static constexpr std::string_view kind = "gates_priority";
+
+    gates_priority() : gates_priority(params_type{}) {}
+    /// Throws config_error when `p` is out of range.
+    explicit gates_priority(const params_type& p)
+        : params_(checked(p)), inner_(p.inner), high_(p.initial) {}
+
+    /// Counts the subsets, applies the priority switch rules, then fills up to `width` slots
+    /// type by type in priority order; within a type the inner policy picks.
+    [[nodiscard]] issue_list select(std::span<const warp_view> views, std::size_t width) {
+        WARPKIT_EXPECTS(width <= max_issue_width);
+        WARPKIT_EXPECTS(views.size() <= max_warps);
+        width_ = width;
+        count(views);
+        switch_priority();
+        issue_list out;
+        for (const isa::unit_class u : priority_order()) {
+            if (out.size() >= width) break;
+            if (blocked_.test(u) || rdy_[isa::index(u)] == 0) continue;
+            std::size_t n = 0;
+            for (const auto& v : views)
+                if (v.unit == u && issuable(v)) subset_[n++] = v;
+            out.append(
+                inner_.select(std::span<const warp_view>(subset_.data(), n), width - out.size()));
+        }
+        return out;
+    }
+
+    /// Advances the inner policy and the time spent at the current priority.
+    void notify_issued(const issue_list& done) {
+        stats_.issue.record(width_, done);
+        inner_.notify_issued(done);
+        ++cycles_at_high_;
+        ++(high_ == isa::unit_class::int_alu ? stats_.int_high_cycles : stats_.fp_high_cycles);
+        bool int_issued = false;
+        bool fp_issued = false;
+        for (const auto& s : done) {
+            int_issued = int_issued || s.unit == isa::unit_class::int_alu;
+            fp_issued = fp_issued || s.unit == isa::unit_class::fp;
+        }
+        if (int_issued && fp_issued) ++stats_.mixed_int_fp_cycles;
+    }
+
+    /// Unit classes whose units cannot take an instruction (all of their clusters are power
+    /// gated / in blackout); their instructions are not issued, and a blocked highest type
+    /// gives the priority to the other of INT/FP. Holds until changed.
+    void set_blocked(unit_set blocked) noexcept { blocked_ = blocked; }
+    [[nodiscard]] unit_set blocked() const noexcept { return blocked_; }
+
+    /// The type with the highest priority (int_alu or fp).
+    [[nodiscard]] isa::unit_class high_priority() const noexcept { return high_; }
+    /// The type with the lowest priority (the other of int_alu and fp).
+    [[nodiscard]] isa::unit_class low_priority() const noexcept { return other(high_); }
+    /// The issue order of the unit classes: highest, LDST, SFU, BRANCH, CTRL, lowest.
+    /// (The paper's 2-bit type has no branch/ctrl class; they use neither INT nor FP units,
+    /// so they take the middle, keeping INT and FP at the two ends.)
+    [[nodiscard]] std::array<isa::unit_class, isa::unit_class_count>
+    priority_order() const noexcept {
+        return {high_,
+                isa::unit_class::ldst,
+                isa::unit_class::sfu,
+                isa::unit_class::branch,
+                isa::unit_class::ctrl,
+                other(high_)};
+    }
+
+    /// Instructions of type `u` in the active subset at the last select (INT_ACTV, FP_ACTV...).
+    [[nodiscard]] std::uint32_t actv(isa::unit_class u) const noexcept {
+        return actv_[isa::index(u)];
+    }
+    /// Ready instructions of type `u` at the last select (INT_RDY, FP_RDY, LDST_RDY, SFU_RDY).
+    [[nodiscard]] std::uint32_t rdy(isa::unit_class u) const noexcept {
+        return rdy_[isa::index(u)];
+    }
+    /// INT_ACTV: what a coordinated Blackout controller reads for the INT clusters.
+    [[nodiscard]] std::uint32_t int_actv() const noexcept { return actv(isa::unit_class::int_alu); }
+    /// FP_ACTV: what a coordinated Blackout controller reads for the FP clusters.
+    [[nodiscard]] std::uint32_t fp_actv() const noexcept { return actv(isa::unit_class::fp); }
+    /// Issue cycles since the last priority switch.
+    [[nodiscard]] std::uint64_t cycles_at_priority() const noexcept { return cycles_at_high_; }
+
+    [[nodiscard]] Inner& inner() noexcept { return inner_; }
+    [[nodiscard]] const Inner& inner() const noexcept { return inner_; }
+    [[nodiscard]] const params_type& params() const noexcept { return params_; }
+    [[nodiscard]] const stats_type& stats() const noexcept { return stats_; }
+
+private:
+    static const params_type& checked(const params_type& p) {
+        warpkit::validate(p);
+        return p;
+    }
+    [[nodiscard]] static constexpr isa::unit_class other(isa::unit_class u) noexcept {
+        return u == isa::unit_class::int_alu ? isa::unit_class::fp : isa::unit_class::int_alu;
+    }
+
+    void count(std::span<const warp_view> views) noexcept {
+        actv_ = {};
+        rdy_ = {};
+        for (const auto& v : views) {
+            // A warp waiting at a barrier has no instruction heading for a unit.
+            if (v.finished || !v.valid || v.at_barrier) continue;
+            ++actv_[isa::index(v.unit)];
+            if (v.ready) ++rdy_[isa::index(v.unit)];
+        }
+    }
+
+    // At most one switch per cycle; a repeated select with the same views switches no more.
+    void switch_priority() noexcept {
+        const isa::unit_class low = other(high_);
+        const bool low_waiting = actv(low) > 0;
+        if (!low_waiting) return;
+        if (actv(high_) == 0) {
+            ++stats_.switches_on_empty;
+        } else if (blocked_.test(high_) && !blocked_.test(low)) {
+            ++stats_.switches_on_blocked;
+        } else if (params_.max_switch_cycles != 0 && cycles_at_high_ >= params_.max_switch_cycles &&
+                   !blocked_.test(low)) {
+            // (never forced onto a blocked type: the blocked rule would switch right back)
+            ++stats_.switches_on_threshold;
+        } else {
+            return;
+        }
+        high_ = low;
+        cycles_at_high_ = 0;
+    }
+
+    params_type params_;
+    Inner inner_;
+    stats_type stats_{};
+    isa::unit_class high_;
+    std::uint64_t cycles_at_high_ = 0;
+    unit_set blocked_{};
+    std::size_t width_ = 0;
+    std::array<std::uint32_t, isa::unit_class_count> actv_{};
+    std::array<std::uint32_t, isa::unit_class_count> rdy_{};
+    std::array<warp_view, max_warps> subset_{};
+};
+
+/// GATES: two-level scheduling whose issue arbiter over the active set is gates_priority.
+template <class Inner = lrr>
+requires warp_scheduler<Inner>
+class gates : public two_level<gates_priority<Inner>> {
+    using base = two_level<gates_priority<Inner>>;
+
+public:
+    using params_type = typename base::params_type;
+    using stats_type = typename base::stats_type;
+
+    /// Short name for reports.
+    static constexpr std::string_view kind = "gates";
+
+    gates() = default;
+    /// Throws config_error when `p` is out of range.
+    explicit gates(const params_type& p) : base(p) {}
+
+    /// Unit classes blocked by power gating (see gates_priority::set_blocked).
+    void set_blocked(unit_set blocked) noexcept { this->inner().set_blocked(blocked); }
+    [[nodiscard]] unit_set blocked() const noexcept { return this->inner().blocked(); }
+    [[nodiscard]] isa::unit_class high_priority() const noexcept {
+        return this->inner().high_priority();
+    }
+    [[nodiscard]] std::uint32_t actv(isa::unit_class u) const noexcept {
+        return this->inner().actv(u);
+    }
+    [[nodiscard]] std::uint32_t rdy(isa::unit_class u) const noexcept {
+        return this->inner().rdy(u);
+    }
+    /// INT_ACTV of the active set at the last select.
+    [[nodiscard]] std::uint32_t int_actv() const noexcept { return this->inner().int_actv(); }
+    /// FP_ACTV of the active set at the last select.
+    [[nodiscard]] std::uint32_t fp_actv() const noexcept { return this->inner().fp_actv(); }
+};
+
+} // namespace warpkit::issue

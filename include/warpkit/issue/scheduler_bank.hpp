@@ -1,0 +1,207 @@
+#pragma once
+/// \file
+/// `scheduler_bank<S>`: several warp schedulers of one SM, each owning a fixed share of the
+/// warps: warp i belongs to scheduler i mod n (GTX480: two schedulers per SM, paper 003
+/// Section 2.1, each issuing one warp per cycle). Each scheduler sees only its own warps,
+/// renumbered i / n, and keeps its own state; the bank itself models warp_scheduler.
+
+#include <warpkit/core/error.hpp>
+#include <warpkit/core/params.hpp>
+#include <warpkit/core/stats.hpp>
+#include <warpkit/isa/unit_class.hpp>
+#include <warpkit/issue/concepts.hpp>
+#include <warpkit/issue/detail/template_reflect.hpp>
+#include <warpkit/issue/issue_list.hpp>
+#include <warpkit/issue/warp_view.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace warpkit::issue {
+
+/// Params of a scheduler bank: how many schedulers, and the params each one gets.
+template <class SchedulerParams>
+struct scheduler_bank_params {
+    /// Schedulers per SM (GTX480: 2).
+    std::uint32_t schedulers = 2;
+    /// Params of every scheduler of the bank.
+    SchedulerParams scheduler{};
+
+    void validate() const {
+        check_range("schedulers", schedulers, std::uint32_t{1},
+                    static_cast<std::uint32_t>(max_issue_width));
+    }
+};
+
+/// Counters of a bank: one entry per scheduler (sum them with sum_stats for the SM).
+template <class SchedulerStats>
+struct scheduler_bank_stats {
+    std::vector<SchedulerStats> scheduler;
+};
+
+} // namespace warpkit::issue
+
+template <class P>
+struct boost::hana::accessors_impl<warpkit::issue::scheduler_bank_params<P>> {
+    static constexpr auto apply() {
+        return boost::hana::make_tuple(WARPKIT_DETAIL_TEMPLATE_FIELD(schedulers),
+                                       WARPKIT_DETAIL_TEMPLATE_FIELD(scheduler));
+    }
+};
+template <class S>
+struct boost::hana::accessors_impl<warpkit::issue::scheduler_bank_stats<S>> {
+    static constexpr auto apply() {
+        return boost::hana::make_tuple(WARPKIT_DETAIL_TEMPLATE_FIELD(scheduler));
+    }
+};
+
+namespace warpkit::issue {
+
+/// n schedulers of type S; warp i is scheduled by scheduler i mod n as its warp i / n.
+template <class S>
+requires warp_scheduler<S>
+class scheduler_bank {
+public:
+    using scheduler_type = S;
+    using params_type = scheduler_bank_params<typename S::params_type>;
+    using stats_type = scheduler_bank_stats<typename S::stats_type>;
+
+    /// Short name for reports.
+    static constexpr std::string_view kind = "bank";
+
+    scheduler_bank() : scheduler_bank(params_type{}) {}
+    /// n schedulers built from p.scheduler. Throws config_error when `p` is out of range.
+    explicit scheduler_bank(const params_type& p) : params_(checked(p)) {
+        schedulers_.reserve(p.schedulers);
+        for (std::uint32_t k = 0; k < p.schedulers; ++k)
+            schedulers_.emplace_back(p.scheduler);
+        init();
+    }
+    /// n schedulers made by `make(k)` (for schedulers that are not built from params alone).
+    template <class Make>
+    scheduler_bank(const params_type& p, Make&& make) : params_(checked(p)) {
+        schedulers_.reserve(p.schedulers);
+        for (std::uint32_t k = 0; k < p.schedulers; ++k)
+            schedulers_.push_back(make(k));
+        init();
+    }
+
+    /// Number of schedulers.
+    [[nodiscard]] std::size_t size() const noexcept { return schedulers_.size(); }
+    /// The scheduler that owns warp `w`.
+    [[nodiscard]] std::size_t owner(std::size_t w) const noexcept { return w % size(); }
+
+    /// Each scheduler picks among its own warps; `width` is the bank's total width, shared as
+    /// evenly as possible: each gets width / n slots, and the width mod n extra slots go to
+    /// the schedulers next in a rotation that advances every cycle (so a bank narrower than
+    /// its scheduler count starves none of them).
+    [[nodiscard]] issue_list select(std::span<const warp_view> views, std::size_t width) {
+        WARPKIT_EXPECTS(width <= max_issue_width);
+        const std::size_t n = size();
+        for (std::size_t k = 0; k < n; ++k)
+            count_[k] = 0;
+        for (const auto& v : views) {
+            WARPKIT_EXPECTS(v.id < owner_.size());
+            const std::size_t k = owner_[v.id];
+            WARPKIT_EXPECTS(count_[k] < max_warps);
+            warp_view& l = local_[k][count_[k]++];
+            l = v;
+            l.id = local_id_[v.id];
+        }
+        issue_list out;
+        for (std::size_t k = 0; k < n; ++k) {
+            const std::size_t w = width / n + ((k + n - extra_) % n < width % n ? 1 : 0);
+            const issue_list picked =
+                schedulers_[k].select(std::span<const warp_view>(local_[k].data(), count_[k]), w);
+            for (const auto& s : picked)
+                out.push(static_cast<warp_id>(s.warp * n + k), s.unit);
+        }
+        return out;
+    }
+
+    /// Tells every scheduler which of its warps issued (each is told, even of nothing).
+    void notify_issued(const issue_list& done) {
+        const std::size_t n = size();
+        for (std::size_t k = 0; k < n; ++k) {
+            issue_list mine;
+            for (const auto& s : done) {
+                WARPKIT_EXPECTS(s.warp < owner_.size());
+                if (owner_[s.warp] == k) mine.push(local_id_[s.warp], s.unit);
+            }
+            schedulers_[k].notify_issued(mine);
+        }
+        extra_ = (extra_ + 1) % n;
+    }
+
+    /// Passes the power-gating blocked classes to every scheduler (GATES banks).
+    void set_blocked(unit_set blocked) requires requires(S& s) { s.set_blocked(blocked); }
+    {
+        for (auto& s : schedulers_)
+            s.set_blocked(blocked);
+    }
+    /// Active-subset count of class `u` over all schedulers (the SM's INT_ACTV, FP_ACTV...).
+    [[nodiscard]] std::uint32_t actv(isa::unit_class u) const requires requires(const S& s) {
+        s.actv(u);
+    }
+    {
+        std::uint32_t n = 0;
+        for (const auto& s : schedulers_)
+            n += s.actv(u);
+        return n;
+    }
+
+    /// Scheduler k.
+    [[nodiscard]] S& operator[](std::size_t k) {
+        WARPKIT_EXPECTS(k < size());
+        return schedulers_[k];
+    }
+    [[nodiscard]] const S& operator[](std::size_t k) const {
+        WARPKIT_EXPECTS(k < size());
+        return schedulers_[k];
+    }
+    [[nodiscard]] const params_type& params() const noexcept { return params_; }
+    /// Per-scheduler counters (copied from the schedulers when asked).
+    [[nodiscard]] const stats_type& stats() const {
+        for (std::size_t k = 0; k < size(); ++k)
+            stats_.scheduler[k] = schedulers_[k].stats();
+        return stats_;
+    }
+    /// The counters of all schedulers added up.
+    [[nodiscard]] typename S::stats_type total_stats() const {
+        return sum_stats(stats().scheduler);
+    }
+
+private:
+    static const params_type& checked(const params_type& p) {
+        warpkit::validate(p);
+        return p;
+    }
+    // Owner and local id of every warp id, so that splitting the views divides nothing.
+    void init() {
+        const std::size_t n = schedulers_.size();
+        stats_.scheduler.resize(n);
+        owner_.resize(max_warps * n);
+        local_id_.resize(max_warps * n);
+        for (std::size_t w = 0; w < owner_.size(); ++w) {
+            owner_[w] = static_cast<std::uint8_t>(w % n);
+            local_id_[w] = static_cast<warp_id>(w / n);
+        }
+        local_.resize(n);
+        count_.resize(n);
+    }
+
+    params_type params_;
+    std::vector<S> schedulers_;
+    mutable stats_type stats_{};
+    std::size_t extra_ = 0; // scheduler that gets the first extra slot this cycle
+    std::vector<std::uint8_t> owner_;
+    std::vector<warp_id> local_id_;
+    std::vector<std::array<warp_view, max_warps>> local_;
+    std::vector<std::size_t> count_;
+};
+
+} // namespace warpkit::issue

@@ -1,0 +1,211 @@
+#pragma once
+/// \file
+/// `two_level<Inner>`: the two-level warp scheduler that Warped Gates uses as its baseline
+/// (paper 003 Section 2.1). Warps waiting on a long-latency event (a memory result) or at a
+/// barrier sit in a pending set; the active set holds at most `active_warps` of the others,
+/// and only active warps are offered to the inner policy (lrr by default). A warp that starts
+/// waiting is demoted to the tail of the pending FIFO; when the active set has room, the
+/// first pending warp (in FIFO order) that no longer waits is promoted.
+
+#include <warpkit/core/error.hpp>
+#include <warpkit/core/params.hpp>
+#include <warpkit/issue/concepts.hpp>
+#include <warpkit/issue/detail/template_reflect.hpp>
+#include <warpkit/issue/issue_list.hpp>
+#include <warpkit/issue/lrr.hpp>
+#include <warpkit/issue/warp_view.hpp>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace warpkit::issue {
+
+/// Params of two_level: the active-set size and the inner policy's params.
+template <class InnerParams>
+struct two_level_params {
+    /// Most warps in the active set. Paper 003 Section 6: at most 32 active warps are present
+    /// in the active warp set of the Fermi baseline (hence its 5-bit ready counters).
+    std::uint32_t active_warps = 32;
+    /// Params of the policy that picks among the active warps.
+    InnerParams inner{};
+
+    void validate() const {
+        check_range("active_warps", active_warps, std::uint32_t{1},
+                    static_cast<std::uint32_t>(max_warps));
+    }
+};
+
+/// Counters of two_level, with the inner policy's counters nested.
+template <class InnerStats>
+struct two_level_stats {
+    std::uint64_t demotions = 0;  ///< active -> pending (long-latency wait or barrier)
+    std::uint64_t promotions = 0; ///< pending -> active
+    InnerStats inner{};
+};
+
+} // namespace warpkit::issue
+
+template <class I>
+struct boost::hana::accessors_impl<warpkit::issue::two_level_params<I>> {
+    static constexpr auto apply() {
+        return boost::hana::make_tuple(WARPKIT_DETAIL_TEMPLATE_FIELD(active_warps),
+                                       WARPKIT_DETAIL_TEMPLATE_FIELD(inner));
+    }
+};
+template <class I>
+struct boost::hana::accessors_impl<warpkit::issue::two_level_stats<I>> {
+    static constexpr auto apply() {
+        return boost::hana::make_tuple(WARPKIT_DETAIL_TEMPLATE_FIELD(demotions),
+                                       WARPKIT_DETAIL_TEMPLATE_FIELD(promotions),
+                                       WARPKIT_DETAIL_TEMPLATE_FIELD(inner));
+    }
+};
+
+namespace warpkit::issue {
+
+/// Two-level scheduling: an active set of at most A warps in front of an inner policy.
+template <class Inner = lrr>
+requires warp_scheduler<Inner>
+class two_level {
+public:
+    using inner_type = Inner;
+    using params_type = two_level_params<typename Inner::params_type>;
+    using stats_type = two_level_stats<typename Inner::stats_type>;
+
+    /// Short name for reports.
+    static constexpr std::string_view kind = "two_level";
+
+    two_level() : two_level(params_type{}) {}
+    /// Throws config_error when `p` is out of range.
+    explicit two_level(const params_type& p) : params_(checked(p)), inner_(p.inner) {}
+
+    /// Updates the active and pending sets from `views`, then lets the inner policy pick up
+    /// to `width` warps among the active ones.
+    [[nodiscard]] issue_list select(std::span<const warp_view> views, std::size_t width) {
+        WARPKIT_EXPECTS(width <= max_issue_width);
+        update_sets(views);
+        std::size_t n = 0;
+        for (const auto& v : views)
+            if ((active_ & detail::warp_bit(v.id)) != 0) active_views_[n++] = v;
+        return inner_.select(std::span<const warp_view>(active_views_.data(), n), width);
+    }
+
+    /// Forwards what issued to the inner policy.
+    void notify_issued(const issue_list& done) { inner_.notify_issued(done); }
+
+    /// The active set, one bit per warp id.
+    [[nodiscard]] std::uint64_t active_set() const noexcept { return active_; }
+    [[nodiscard]] std::size_t active_count() const noexcept { return active_count_; }
+    [[nodiscard]] bool is_active(warp_id w) const noexcept {
+        return w < max_warps && (active_ & detail::warp_bit(w)) != 0;
+    }
+    /// The pending warps, head (next to be considered for promotion) first.
+    [[nodiscard]] std::span<const warp_id> pending() const noexcept {
+        return {pending_.data(), pending_size_};
+    }
+    [[nodiscard]] bool is_pending(warp_id w) const noexcept {
+        return w < max_warps && (pending_set_ & detail::warp_bit(w)) != 0;
+    }
+
+    /// The inner policy (GATES reads its priority state through this).
+    [[nodiscard]] Inner& inner() noexcept { return inner_; }
+    [[nodiscard]] const Inner& inner() const noexcept { return inner_; }
+    [[nodiscard]] const params_type& params() const noexcept { return params_; }
+    [[nodiscard]] const stats_type& stats() const noexcept {
+        stats_.inner = inner_.stats();
+        return stats_;
+    }
+
+private:
+    static const params_type& checked(const params_type& p) {
+        warpkit::validate(p);
+        return p;
+    }
+
+    void push_pending(std::size_t w) noexcept {
+        pending_[pending_size_++] = static_cast<warp_id>(w);
+        pending_set_ |= detail::warp_bit(w);
+    }
+
+    // Idempotent for a given view: a second call finds nothing to drop, admit, demote or promote.
+    void update_sets(std::span<const warp_view> views) {
+        WARPKIT_EXPECTS(views.size() <= max_warps);
+        std::array<std::uint8_t, max_warps> pos{};
+        std::uint64_t seen = 0;
+        std::uint64_t alive = 0;
+        // One pass: new warps queue up as pending in the order they are offered; active warps
+        // that started waiting go to the tail of the pending FIFO.
+        for (std::size_t i = 0; i < views.size(); ++i) {
+            const warp_view& v = views[i];
+            WARPKIT_EXPECTS(v.id < max_warps);
+            const std::uint64_t b = detail::warp_bit(v.id);
+            WARPKIT_EXPECTS((seen & b) == 0);
+            seen |= b;
+            pos[v.id] = static_cast<std::uint8_t>(i);
+            if (v.finished) continue;
+            alive |= b;
+            if (((active_ | pending_set_) & b) == 0) {
+                push_pending(v.id);
+            } else if ((active_ & b) != 0 && waiting(v)) {
+                active_ &= ~b;
+                --active_count_;
+                push_pending(v.id);
+                ++stats_.demotions;
+            }
+        }
+
+        // Finished warps and warps no longer offered leave both sets.
+        if ((active_ & ~alive) != 0) {
+            active_ &= alive;
+            active_count_ = static_cast<std::size_t>(std::popcount(active_));
+        }
+        if ((pending_set_ & ~alive) != 0) {
+            std::size_t keep = 0;
+            for (std::size_t i = 0; i < pending_size_; ++i)
+                if ((alive & detail::warp_bit(pending_[i])) != 0) pending_[keep++] = pending_[i];
+            pending_size_ = keep;
+            pending_set_ &= alive;
+        }
+
+        // Fill the active set from the pending FIFO in order, skipping warps that still wait
+        // (one pass that also closes the gaps the promoted warps leave).
+        std::size_t room =
+            params_.active_warps - std::min<std::size_t>(active_count(), params_.active_warps);
+        if (room == 0 || pending_size_ == 0) return;
+        std::size_t keep = 0;
+        for (std::size_t i = 0; i < pending_size_; ++i) {
+            const warp_id w = pending_[i];
+            if (room > 0 && !waiting(views[pos[w]])) {
+                --room;
+                active_ |= detail::warp_bit(w);
+                ++active_count_;
+                pending_set_ &= ~detail::warp_bit(w);
+                ++stats_.promotions;
+            } else {
+                pending_[keep++] = w;
+            }
+        }
+        pending_size_ = keep;
+    }
+
+    [[nodiscard]] static bool waiting(const warp_view& v) noexcept {
+        return v.long_latency || v.at_barrier;
+    }
+
+    params_type params_;
+    Inner inner_;
+    mutable stats_type stats_{};
+    std::uint64_t active_ = 0;
+    std::size_t active_count_ = 0;
+    std::uint64_t pending_set_ = 0;
+    std::array<warp_id, max_warps> pending_{};
+    std::size_t pending_size_ = 0;
+    std::array<warp_view, max_warps> active_views_{};
+};
+
+} // namespace warpkit::issue

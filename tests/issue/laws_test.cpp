@@ -1,0 +1,296 @@
+// Laws every warp scheduler obeys, checked on random and adversarial views.
+#include <warpkit/core/reflect.hpp>
+#include <warpkit/core/rng.hpp>
+#include <warpkit/issue/concepts.hpp>
+#include <warpkit/issue/gates.hpp>
+#include <warpkit/issue/gto.hpp>
+#include <warpkit/issue/lrr.hpp>
+#include <warpkit/issue/rr.hpp>
+#include <warpkit/issue/scheduler_bank.hpp>
+#include <warpkit/issue/two_level.hpp>
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace wi = warpkit::issue;
+using warpkit::isa::unit_class;
+
+constexpr std::size_t ceil_div(std::size_t a, std::size_t b) {
+    return (a + b - 1) / b;
+}
+
+unit_class any_class(warpkit::rng& r) {
+    constexpr unit_class classes[] = {unit_class::int_alu, unit_class::fp,     unit_class::sfu,
+                                      unit_class::ldst,    unit_class::branch, unit_class::ctrl};
+    return classes[r.below(6)];
+}
+unit_class int_or_fp(warpkit::rng& r) {
+    return r.bernoulli(0.5) ? unit_class::int_alu : unit_class::fp;
+}
+
+/// Maximum switching time given to GATES in the laws: at least ceil(warps / width) for every
+/// case below, so that one FP (or INT) phase is long enough for lrr to sweep all warps.
+constexpr std::uint32_t gates_threshold = 32;
+
+/// How each scheduler is built for the laws, which instruction mix the no-starvation law
+/// feeds it, and how long a warp may wait there when every warp is always ready (0: the
+/// scheduler starves warps by design).
+template <class S>
+struct law_traits {
+    static S make() { return S{}; }
+    static unit_class next_class(warpkit::rng& r) { return any_class(r); }
+    static std::size_t ready_window(std::size_t warps, std::size_t width) {
+        return ceil_div(warps, width);
+    }
+    /// The GTO pattern: one greedy warp keeps the first slot, the others go oldest first.
+    static constexpr bool greedy = false;
+};
+template <>
+struct law_traits<wi::gto> {
+    static wi::gto make() { return {}; }
+    static unit_class next_class(warpkit::rng& r) { return any_class(r); }
+    static std::size_t ready_window(std::size_t, std::size_t) { return 0; }
+    static constexpr bool greedy = true;
+};
+// The active set (32 warps) holds every warp of these cases, so the inner policy decides.
+template <class Inner>
+struct law_traits<wi::two_level<Inner>> {
+    static wi::two_level<Inner> make() { return {}; }
+    static unit_class next_class(warpkit::rng& r) { return any_class(r); }
+    static std::size_t ready_window(std::size_t warps, std::size_t width) {
+        return law_traits<Inner>::ready_window(warps, width);
+    }
+    static constexpr bool greedy = law_traits<Inner>::greedy;
+};
+// GATES serves LDST/SFU/branch only when fewer than `width` INT (FP) warps are ready and, by
+// design (paper 003 Section 4), the lowest type only when the highest runs dry: with an
+// endless supply of ready warps only a maximum switching time T bounds the wait, and only
+// between INT and FP. So the law feeds it INT/FP only: a waiting FP warp sees at most T
+// cycles of INT priority, then an FP phase of at least T >= ceil(warps / width) cycles in
+// which lrr's sweep over the FP warps reaches it.
+template <>
+struct law_traits<wi::gates_priority<>> {
+    static wi::gates_priority<> make() {
+        wi::gates_priority<>::params_type p;
+        p.max_switch_cycles = gates_threshold;
+        return wi::gates_priority<>(p);
+    }
+    static unit_class next_class(warpkit::rng& r) { return int_or_fp(r); }
+    static std::size_t ready_window(std::size_t warps, std::size_t width) {
+        return gates_threshold + ceil_div(warps, width) + 1;
+    }
+    static constexpr bool greedy = false;
+};
+template <class Inner>
+struct law_traits<wi::gates<Inner>> {
+    static wi::gates<Inner> make() {
+        typename wi::gates<Inner>::params_type p;
+        p.inner.max_switch_cycles = gates_threshold;
+        return wi::gates<Inner>(p);
+    }
+    static unit_class next_class(warpkit::rng& r) { return int_or_fp(r); }
+    static std::size_t ready_window(std::size_t warps, std::size_t width) {
+        // Over gto, the greedy warp keeps its type's first slot: starves by design.
+        return law_traits<Inner>::greedy
+                   ? 0
+                   : law_traits<wi::gates_priority<>>::ready_window(warps, width);
+    }
+    static constexpr bool greedy = false;
+};
+// A bank of n: scheduler k owns ceil(warps / n) warps and width / n slots every cycle, or
+// (width < n) one slot every n cycles.
+template <class S>
+struct law_traits<wi::scheduler_bank<S>> {
+    static constexpr std::size_t n = 2;
+    static wi::scheduler_bank<S> make() {
+        typename wi::scheduler_bank<S>::params_type p;
+        p.schedulers = n;
+        p.scheduler = law_traits<S>::make().params();
+        return wi::scheduler_bank<S>(p);
+    }
+    static unit_class next_class(warpkit::rng& r) { return law_traits<S>::next_class(r); }
+    static std::size_t ready_window(std::size_t warps, std::size_t width) {
+        const std::size_t inner =
+            law_traits<S>::ready_window(ceil_div(warps, n), std::max<std::size_t>(1, width / n));
+        return width >= n ? inner : n * inner;
+    }
+    static constexpr bool greedy = false;
+};
+
+template <class S>
+concept blockable = requires(S& s, wi::unit_set u) {
+    s.set_blocked(u);
+};
+
+/// Instructions issued according to the stats (every "issued[k]" counter, however nested).
+template <class S>
+std::uint64_t issued_by_stats(const S& s) {
+    std::uint64_t n = 0;
+    warpkit::for_each_leaf(s.stats(), [&](const std::string& path, const auto& leaf) {
+        if constexpr (std::is_integral_v<std::remove_cvref_t<decltype(leaf)>>) {
+            if (path.find("issued[") != std::string::npos) n += leaf;
+        }
+    });
+    return n;
+}
+
+} // namespace
+
+#define WARPKIT_ALL_SCHEDULERS                                                                     \
+    wi::lrr, wi::rr, wi::gto, wi::two_level<wi::lrr>, wi::two_level<wi::gto>,                      \
+        wi::two_level<wi::rr>, wi::gates_priority<>, wi::gates<>, wi::gates<wi::gto>,              \
+        wi::scheduler_bank<wi::lrr>, wi::scheduler_bank<wi::gates<>>
+
+TEST_CASE_TEMPLATE("law: picks are distinct issuable warps, at most width, repeatable", S,
+                   WARPKIT_ALL_SCHEDULERS) {
+    static_assert(wi::warp_scheduler<S>);
+    for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+        S s = law_traits<S>::make();
+        warpkit::rng r(seed);
+        const std::size_t warps = 1 + r.below(48);
+        std::uint64_t notified = 0;
+        for (int cycle = 0; cycle < 400; ++cycle) {
+            std::vector<wi::warp_view> v;
+            for (std::size_t w = 0; w < warps; ++w) {
+                if (r.bernoulli(0.1)) continue; // not offered this cycle
+                wi::warp_view x;
+                x.id = static_cast<wi::warp_id>(w);
+                x.unit = any_class(r);
+                x.age = r.below(1000);
+                x.valid = r.bernoulli(0.9);
+                x.ready = r.bernoulli(0.6);
+                x.long_latency = r.bernoulli(0.15);
+                x.at_barrier = r.bernoulli(0.1);
+                x.finished = r.bernoulli(0.1);
+                v.push_back(x);
+            }
+            for (std::size_t i = v.size(); i > 1; --i) // any order of views
+                std::swap(v[i - 1], v[r.below(i)]);
+            wi::unit_set blocked;
+            if constexpr (blockable<S>) {
+                for (std::size_t u = 0; u < warpkit::isa::unit_class_count; ++u)
+                    blocked.set(static_cast<unit_class>(u), r.bernoulli(0.2));
+                s.set_blocked(blocked);
+            }
+            const std::size_t width = r.below(5);
+            const auto picked = s.select(std::span<const wi::warp_view>(v), width);
+            REQUIRE(picked.size() <= width);
+            std::uint64_t seen = 0;
+            for (const auto& p : picked) {
+                const auto it = std::find_if(
+                    v.begin(), v.end(), [&](const wi::warp_view& x) { return x.id == p.warp; });
+                REQUIRE(it != v.end());
+                CHECK(wi::issuable(*it)); // ready, decoded, not at a barrier, not finished
+                CHECK(p.unit == it->unit);
+                CHECK_FALSE(blocked.test(p.unit));
+                CHECK((seen >> p.warp & 1U) == 0); // never the same warp twice
+                seen |= std::uint64_t{1} << p.warp;
+            }
+            CHECK(s.select(std::span<const wi::warp_view>(v), width) == picked);
+            // The SM may issue only some of the picks (a later structural hazard).
+            wi::issue_list done;
+            for (const auto& p : picked)
+                if (r.bernoulli(0.8)) done.push(p);
+            s.notify_issued(done);
+            notified += done.size();
+        }
+        CHECK(issued_by_stats(s) == notified); // nothing lost, nothing created
+    }
+}
+
+TEST_CASE_TEMPLATE("law: no starvation when every warp is always ready", S,
+                   WARPKIT_ALL_SCHEDULERS) {
+    for (const std::size_t warps : {7U, 24U}) {
+        for (const std::size_t width : {1U, 2U, 3U}) {
+            const std::size_t window = law_traits<S>::ready_window(warps, width);
+            S s = law_traits<S>::make();
+            warpkit::rng r(warps * 10 + width);
+            std::vector<wi::warp_view> v(warps);
+            for (std::size_t w = 0; w < warps; ++w) {
+                v[w].id = static_cast<wi::warp_id>(w);
+                v[w].age = w;
+                v[w].ready = true;
+                v[w].unit = law_traits<S>::next_class(r);
+            }
+            std::vector<std::size_t> last(warps, 0);
+            std::size_t worst = 0;
+            std::vector<int> first_slot;
+            bool oldest_fill = true;
+            for (std::size_t c = 1; c <= 600; ++c) {
+                const auto picked = s.select(std::span<const wi::warp_view>(v), width);
+                CHECK(picked.size() == std::min(width, warps)); // never an idle slot either
+                for (std::size_t i = 0; i < picked.size(); ++i) {
+                    const auto w = picked[i].warp;
+                    worst = std::max(worst, c - last[w]);
+                    last[w] = c;
+                    v[w].unit = law_traits<S>::next_class(r); // the next instruction
+                    if (i == 0) first_slot.push_back(w);
+                    // Non-greedy picks of GTO are the oldest others: ids 0, 1, ... skipping
+                    // the greedy warp.
+                    if (i > 0) {
+                        std::size_t expect = i - 1;
+                        if (expect >= static_cast<std::size_t>(picked[0].warp)) ++expect;
+                        oldest_fill = oldest_fill && w == expect;
+                    }
+                }
+                s.notify_issued(picked);
+            }
+            for (std::size_t w = 0; w < warps; ++w)
+                worst = std::max(worst, 601 - last[w]);
+            CAPTURE(warps);
+            CAPTURE(width);
+            CAPTURE(worst);
+            if (law_traits<S>::greedy) {
+                // GTO starves by design; it is fair by age instead: the first warp keeps the
+                // first slot, the others are filled oldest first.
+                CHECK(std::all_of(first_slot.begin(), first_slot.end(),
+                                  [&](int w) { return w == first_slot.front(); }));
+                CHECK(oldest_fill);
+            }
+            if (window != 0) CHECK(worst <= window);
+        }
+    }
+}
+
+TEST_CASE_TEMPLATE("law: every warp issues in a bounded window when warps stall after issue", S,
+                   WARPKIT_ALL_SCHEDULERS) {
+    // A warp that issued is not ready for the next ceil(warps / width) - 1 cycles (a dependent
+    // next instruction): even GTO, which cannot stay greedy, then reaches every warp, since
+    // its non-greedy picks go oldest first. One unit type, so GATES never switches.
+    for (const std::size_t warps : {7U, 24U}) {
+        for (const std::size_t width : {1U, 2U}) {
+            const std::size_t stall = ceil_div(warps, width) - 1;
+            S s = law_traits<S>::make();
+            std::vector<wi::warp_view> v(warps);
+            std::vector<std::size_t> ready_at(warps, 0);
+            std::vector<std::size_t> last(warps, 0);
+            for (std::size_t w = 0; w < warps; ++w) {
+                v[w].id = static_cast<wi::warp_id>(w);
+                v[w].age = w;
+            }
+            std::size_t worst = 0;
+            for (std::size_t c = 1; c <= 400; ++c) {
+                for (std::size_t w = 0; w < warps; ++w)
+                    v[w].ready = ready_at[w] <= c;
+                const auto picked = s.select(std::span<const wi::warp_view>(v), width);
+                for (const auto& p : picked) {
+                    worst = std::max(worst, c - last[p.warp]);
+                    last[p.warp] = c;
+                    ready_at[p.warp] = c + stall + 1;
+                }
+                s.notify_issued(picked);
+            }
+            CAPTURE(warps);
+            CAPTURE(width);
+            CHECK(worst <= 2 * ceil_div(warps, width));
+        }
+    }
+}
