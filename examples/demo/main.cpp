@@ -1,113 +1,66 @@
-// warpkit-demo: a clock-crossing study built from the core parts. Requests leave the L2
-// (700 MHz) for a GDDR5 channel (924 MHz) through a bounded queue; the channel takes one
-// request per burst (BL 8 on a double-data-rate bus = 4 DRAM cycles). The report shows how
-// accepted throughput and queue occupancy follow the offered load across the two domains.
-#include <warpkit/core.hpp>
+// warpkit-demo: the bundled kernels on a GPU preset (default: the GTX480-class Fermi). Each
+// kernel runs through the timing model; its device memory afterwards is compared with a
+// functional run of the same kernel, and a short report per kernel follows.
+#include "../common/gpu_runner.hpp"
 
 #include <CLI/CLI.hpp>
 
-#include <cstdint>
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
 
-namespace demo {
-struct params {
-    std::uint64_t l2_mhz = 700;
-    std::uint64_t dram_mhz = 924;
-    std::uint32_t queue_depth = 8;
-    std::uint32_t burst_cycles = 4; // BL 8, two beats per DRAM clock
-    std::uint64_t l2_cycles = 200'000;
-    void validate() const {
-        warpkit::check_range("queue_depth", queue_depth, 1U, 4096U);
-        warpkit::check_range("burst_cycles", burst_cycles, 1U, 64U);
-        warpkit::check_range("l2_cycles", l2_cycles, std::uint64_t{1}, std::uint64_t{1} << 40);
-    }
-};
-struct stats {
-    std::uint64_t offered = 0;
-    std::uint64_t accepted = 0;
-    std::uint64_t refused = 0;
-    std::uint64_t served = 0;
-    warpkit::histogram<9> occupancy{}; // queue length seen at each L2 edge: 0..7, 8+
-};
-} // namespace demo
-
-WARPKIT_REFLECT(demo::params, l2_mhz, dram_mhz, queue_depth, burst_cycles, l2_cycles);
-WARPKIT_REFLECT(demo::stats, offered, accepted, refused, served, occupancy);
-
-namespace {
-demo::stats run(const demo::params& p, double load, warpkit::rng r) {
-    warpkit::clock_domains clk;
-    const auto l2 = clk.add_mhz("l2", p.l2_mhz);
-    const auto dram = clk.add_mhz("dram", p.dram_mhz);
-    warpkit::fifo<std::uint64_t> q(p.queue_depth);
-    demo::stats s;
-    std::uint64_t busy_until = 0; // DRAM cycle at which the channel is free again
-    while (clk.cycles(l2).value() < p.l2_cycles) {
-        const auto e = clk.next();
-        if (e.has(dram)) {
-            const std::uint64_t now = clk.cycles(dram).value();
-            if (now >= busy_until && !q.empty()) {
-                q.pop();
-                ++s.served;
-                busy_until = now + p.burst_cycles;
-            }
-        }
-        if (e.has(l2)) {
-            s.occupancy.add(q.size());
-            if (r.bernoulli(load)) {
-                ++s.offered;
-                if (q.can_push()) {
-                    q.push(clk.cycles(l2).value());
-                    ++s.accepted;
-                } else {
-                    ++s.refused;
-                }
-            }
-        }
-    }
-    return s;
-}
-} // namespace
-
 int main(int argc, char** argv) {
-    CLI::App app{"warpkit-demo: L2 -> DRAM clock-crossing queue study"};
-    std::uint64_t seed = 1;
+    CLI::App app{"warpkit-demo: bundled kernels on a warpkit GPU preset"};
+    std::string preset = "fermi_gtx480";
+    std::string dir = "examples/kernels";
     std::vector<std::string> overrides;
-    bool json = false;
-    app.add_option("--seed", seed, "random seed");
-    app.add_option("--set", overrides, "parameter override key=value (repeatable)");
-    app.add_flag("--json", json, "print stats as JSON");
+    app.add_option("--preset", preset, "fermi_gtx480, tesla_seed004 or amoeba_48");
+    app.add_option("--kernels", dir, "directory of kernel assembly files (*.s)");
+    app.add_option("--set", overrides, "override a preset parameter: key=value (repeatable)");
     CLI11_PARSE(app, argc, argv);
 
-    demo::params p;
     try {
-        warpkit::apply_overrides(p, overrides);
+        std::vector<std::string> files;
+        std::error_code ec;
+        for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+            if (e.path().extension() == ".s") files.push_back(e.path().string());
+        if (ec) throw warpkit::error("cannot read kernel directory '" + dir + "'");
+        std::sort(files.begin(), files.end());
+        if (files.empty()) throw warpkit::error("no kernels (*.s) in '" + dir + "'");
+
+        std::printf("warpkit-demo: %zu kernels on %s\n\n", files.size(), preset.c_str());
+        std::printf("%-12s %7s %9s %9s %7s %8s  %s\n", "kernel", "blocks", "warp-ins", "cycles",
+                    "IPC", "us", "result");
+        std::string details;
+        bool all_ok = true;
+        for (const auto& f : files) {
+            warpkit::gpu::isa_kernel k(example::load_program(f));
+            warpkit::gpu::global_memory timed;
+            warpkit::gpu::load_data(k, timed);
+            const auto r = example::run_preset(preset, k, timed, overrides);
+            warpkit::gpu::global_memory reference;
+            warpkit::gpu::load_data(k, reference);
+            if (preset == "tesla_seed004")
+                (void)warpkit::gpu::run_functional<32, warpkit::simt::ssy_stack<32>>(k, reference);
+            else
+                (void)warpkit::gpu::run_functional(k, reference);
+            const bool ok = timed == reference;
+            all_ok = all_ok && ok;
+            const std::string name = std::filesystem::path(f).stem().string();
+            std::printf("%-12s %7u %9llu %9llu %7.3f %8.2f  %s\n", name.c_str(), k.blocks(),
+                        static_cast<unsigned long long>(r.stats.total.warp_instructions),
+                        static_cast<unsigned long long>(r.stats.cycles), r.stats.ipc(),
+                        static_cast<double>(r.stats.cycles) / r.params.core_mhz,
+                        ok ? "memory matches functional run" : "MISMATCH");
+            details += "\n" + example::report(name, r);
+        }
+        std::cout << details;
+        return all_ok ? 0 : 1;
     } catch (const warpkit::error& e) {
         std::cerr << "warpkit-demo: " << e.what() << '\n';
         return 2;
     }
-    const double service =
-        static_cast<double>(p.dram_mhz) / (static_cast<double>(p.l2_mhz) * p.burst_cycles);
-    std::cout << "warpkit-demo: L2 (" << p.l2_mhz << " MHz) -> DRAM (" << p.dram_mhz
-              << " MHz) through a " << p.queue_depth << "-entry queue\n"
-              << "channel capacity: " << service << " requests per L2 cycle\n\n";
-    std::printf("%8s %10s %10s %10s %12s\n", "offered", "accepted", "refused%", "mean_occ",
-                "served/L2cyc");
-    nlohmann::json all = nlohmann::json::array();
-    for (double load : {0.05, 0.10, 0.20, 0.30, 0.33, 0.40, 0.60, 1.00}) {
-        const auto s = run(p, load, warpkit::rng(seed));
-        const double cyc = static_cast<double>(p.l2_cycles);
-        std::printf(
-            "%8.2f %10.4f %9.2f%% %10.3f %12.4f\n", load, static_cast<double>(s.accepted) / cyc,
-            s.offered ? 100.0 * static_cast<double>(s.refused) / static_cast<double>(s.offered)
-                      : 0.0,
-            s.occupancy.mean(), static_cast<double>(s.served) / cyc);
-        if (json) all.push_back({{"load", load}, {"stats", warpkit::stats_to_json(s)}});
-    }
-    if (json) std::cout << all.dump(2) << '\n';
-    std::cout << "\nparameters:\n" << warpkit::params_to_text(p);
-    return 0;
 }

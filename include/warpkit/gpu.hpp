@@ -1,9 +1,15 @@
 #pragma once
 /// \file
-/// Everything in warpkit/gpu: functional execution of the warpkit ISA, kernels and memories.
+/// Everything in warpkit/gpu: functional execution of the warpkit ISA, the SM timing model,
+/// whole GPUs and their presets.
 
 #include <warpkit/gpu/cta_dispatcher.hpp>
 #include <warpkit/gpu/functional.hpp>
 #include <warpkit/gpu/global_memory.hpp>
+#include <warpkit/gpu/gpu.hpp>
+#include <warpkit/gpu/instruction_source.hpp>
 #include <warpkit/gpu/isa_executor.hpp>
 #include <warpkit/gpu/isa_kernel.hpp>
+#include <warpkit/gpu/isa_source.hpp>
+#include <warpkit/gpu/presets.hpp>
+#include <warpkit/gpu/sm.hpp>

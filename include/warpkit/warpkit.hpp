@@ -6,6 +6,8 @@
 #include <warpkit/core.hpp>
 #include <warpkit/exec.hpp>
 #include <warpkit/gating.hpp>
+#include <warpkit/gpu.hpp>
 #include <warpkit/isa.hpp>
 #include <warpkit/issue.hpp>
+#include <warpkit/mem.hpp>
 #include <warpkit/simt.hpp>

@@ -1,4 +1,5 @@
 #include <warpkit/gpu/functional.hpp>
+#include <warpkit/gpu/presets.hpp>
 #include <warpkit/isa/assembler.hpp>
 #include <warpkit/simt/pdom_stack.hpp>
 #include <warpkit/simt/ssy_stack.hpp>
@@ -25,33 +26,51 @@ isa::program load(const std::string& name) {
     return isa::assemble(ss.str(), path);
 }
 
+// Ways to run a kernel: functional with either SIMT stack, or timed on a GPU preset.
 template <class Stack>
-gpu::global_memory run(const isa::program& p, gpu::functional_stats* st = nullptr) {
+struct functional {
+    static void run(const gpu::isa_kernel& k, gpu::global_memory& mem) {
+        (void)gpu::run_functional<32, Stack>(k, mem);
+    }
+};
+template <class Preset>
+struct timed {
+    static void run(const gpu::isa_kernel& k, gpu::global_memory& mem) {
+        gpu::gpu<Preset> g(Preset::params());
+        const auto rs = g.run(k, mem);
+        CHECK(rs.cycles > 0);
+        CHECK(rs.total.blocks_completed == k.blocks());
+    }
+};
+using pdom_f = functional<simt::pdom_stack<32>>;
+using ssy_f = functional<simt::ssy_stack<32>>;
+using fermi_t = timed<gpu::fermi_gtx480>;
+using tesla_t = timed<gpu::tesla_seed004>;
+using amoeba_t = timed<gpu::amoeba_48>;
+
+template <class Runner>
+gpu::global_memory run(const isa::program& p) {
     gpu::isa_kernel k(p);
     gpu::global_memory mem;
     gpu::load_data(k, mem);
-    const auto s = gpu::run_functional<32, Stack>(k, mem);
-    if (st) *st = s;
+    Runner::run(k, mem);
     return mem;
 }
 } // namespace
 
-TEST_CASE_TEMPLATE("vector add matches the C++ reference", Stack, simt::pdom_stack<32>,
-                   simt::ssy_stack<32>) {
+#define KERNEL_RUNNERS pdom_f, ssy_f, fermi_t, tesla_t, amoeba_t
+
+TEST_CASE_TEMPLATE("vector add matches the C++ reference", R, KERNEL_RUNNERS) {
     const auto p = load("vadd.s");
-    gpu::functional_stats st;
-    const auto mem = run<Stack>(p, &st);
+    const auto mem = run<R>(p);
     const auto c = mem.read(0x800, 256);
     for (std::uint32_t i = 0; i < 256; ++i)
         CHECK(c[i] == i + 3 * i + 1);
-    CHECK(st.blocks == 4);
-    CHECK(st.warp_instructions == 8 * 21); // 8 warps, all lanes in range: 21 instructions
 }
 
-TEST_CASE_TEMPLATE("tree reduction matches the C++ reference", Stack, simt::pdom_stack<32>,
-                   simt::ssy_stack<32>) {
+TEST_CASE_TEMPLATE("tree reduction matches the C++ reference", R, KERNEL_RUNNERS) {
     const auto p = load("reduce.s");
-    const auto mem = run<Stack>(p);
+    const auto mem = run<R>(p);
     const auto out = mem.read(0x800, 4);
     for (std::uint32_t b = 0; b < 4; ++b) {
         std::uint32_t sum = 0;
@@ -70,18 +89,17 @@ std::uint32_t as_bits(float f) {
 }
 } // namespace
 
-TEST_CASE_TEMPLATE("shared-memory histogram with atomics matches the C++ reference", Stack,
-                   simt::pdom_stack<32>, simt::ssy_stack<32>) {
+TEST_CASE_TEMPLATE("shared-memory histogram with atomics matches the C++ reference", R,
+                   KERNEL_RUNNERS) {
     const auto p = load("histogram.s");
-    const auto mem = run<Stack>(p);
+    const auto mem = run<R>(p);
     std::vector<std::uint32_t> ref(64, 0);
     for (std::uint32_t i = 0; i < 1000; ++i)
         ++ref[p.kernel.data[i] & 63];
     CHECK(mem.read(0x1000, 64) == ref);
 }
 
-TEST_CASE_TEMPLATE("BFS levels match a C++ breadth-first search", Stack, simt::pdom_stack<32>,
-                   simt::ssy_stack<32>) {
+TEST_CASE_TEMPLATE("BFS levels match a C++ breadth-first search", R, KERNEL_RUNNERS) {
     auto p = load("bfs.s");
     gpu::isa_kernel k(p);
     gpu::global_memory mem;
@@ -93,7 +111,7 @@ TEST_CASE_TEMPLATE("BFS levels match a C++ breadth-first search", Stack, simt::p
     int launches = 0;
     while (true) {
         mem.store(0x700, 0);
-        (void)gpu::run_functional<32, Stack>(k, mem);
+        R::run(k, mem);
         ++launches;
         if (mem.load(0x700) == 0) break;
         mem.write(0x500, mem.read(0x600, n));
@@ -123,10 +141,10 @@ TEST_CASE_TEMPLATE("BFS levels match a C++ breadth-first search", Stack, simt::p
     CHECK(reached > 8); // the graph is not trivially disconnected
 }
 
-TEST_CASE_TEMPLATE("tiled matrix multiply matches the C++ reference bit for bit", Stack,
-                   simt::pdom_stack<32>, simt::ssy_stack<32>) {
+TEST_CASE_TEMPLATE("tiled matrix multiply matches the C++ reference bit for bit", R,
+                   KERNEL_RUNNERS) {
     const auto p = load("matmul.s");
-    const auto mem = run<Stack>(p);
+    const auto mem = run<R>(p);
     const std::size_t n = 32;
     const auto a = mem.read(0x0, n * n);
     const auto b = mem.read(0x1000, n * n);
@@ -140,10 +158,9 @@ TEST_CASE_TEMPLATE("tiled matrix multiply matches the C++ reference bit for bit"
         }
 }
 
-TEST_CASE_TEMPLATE("prefix scan matches the C++ reference", Stack, simt::pdom_stack<32>,
-                   simt::ssy_stack<32>) {
+TEST_CASE_TEMPLATE("prefix scan matches the C++ reference", R, KERNEL_RUNNERS) {
     const auto p = load("scan.s");
-    const auto mem = run<Stack>(p);
+    const auto mem = run<R>(p);
     const auto in = mem.read(0x0, 256);
     const auto out = mem.read(0x800, 256);
     for (std::size_t blk = 0; blk < 2; ++blk) {
@@ -155,11 +172,9 @@ TEST_CASE_TEMPLATE("prefix scan matches the C++ reference", Stack, simt::pdom_st
     }
 }
 
-TEST_CASE_TEMPLATE("special-function kernel matches the C++ reference", Stack, simt::pdom_stack<32>,
-                   simt::ssy_stack<32>) {
+TEST_CASE_TEMPLATE("special-function kernel matches the C++ reference", R, KERNEL_RUNNERS) {
     const auto p = load("sfu.s");
-    gpu::functional_stats st;
-    const auto mem = run<Stack>(p, &st);
+    const auto mem = run<R>(p);
     const auto x = mem.read(0x0, 256);
     const auto y = mem.read(0x400, 256);
     for (std::size_t i = 0; i < 256; ++i) {
@@ -171,7 +186,45 @@ TEST_CASE_TEMPLATE("special-function kernel matches the C++ reference", Stack, s
         r = r - 1.0f / std::sqrt(one);
         CHECK(y[i] == as_bits(r));
     }
-    CHECK(st.by_unit[isa::index(isa::unit_class::sfu)] == 8 * 7); // 8 warps x 7 SFU ops
+}
+
+TEST_CASE("functional counts, hand-computed") {
+    gpu::isa_kernel vadd(load("vadd.s"));
+    gpu::global_memory mem;
+    gpu::load_data(vadd, mem);
+    const auto st = gpu::run_functional(vadd, mem);
+    CHECK(st.blocks == 4);
+    CHECK(st.warp_instructions == 8 * 21); // 8 warps, all lanes in range: 21 instructions
+    CHECK(st.thread_instructions == 256 * 21);
+    gpu::isa_kernel sfu(load("sfu.s"));
+    const auto s2 = gpu::run_functional(sfu, mem);
+    CHECK(s2.by_unit[isa::index(isa::unit_class::sfu)] == 8 * 7); // 8 warps x 7 SFU ops
+}
+
+TEST_CASE_TEMPLATE("a timed run executes exactly the instructions of the functional run", P,
+                   gpu::fermi_gtx480, gpu::tesla_seed004, gpu::amoeba_48) {
+    for (const char* name : {"vadd.s", "reduce.s", "histogram.s", "matmul.s", "scan.s", "sfu.s"}) {
+        CAPTURE(name);
+        gpu::isa_kernel k(load(name));
+        gpu::global_memory m1;
+        gpu::load_data(k, m1);
+        const auto f = gpu::run_functional<32, typename P::stack>(k, m1);
+        gpu::global_memory m2;
+        gpu::load_data(k, m2);
+        gpu::gpu<P> g(P::params());
+        const auto t = g.run(k, m2);
+        CHECK(t.total.warp_instructions == f.warp_instructions);
+        CHECK(t.total.thread_instructions == f.thread_instructions);
+        for (std::size_t u = 0; u < isa::unit_class_count; ++u)
+            CHECK(t.total.issued_by_unit[u] == f.by_unit[u]);
+        CHECK(t.total.barrier_releases == f.barriers);
+        CHECK(t.total.blocks_completed == k.blocks());
+        CHECK(t.dispatch.blocks_dispatched == k.blocks());
+        // Every cycle is either an issue cycle or counted once as a stall.
+        const auto& st = t.total.stalls;
+        CHECK(st.idle + st.fetch + st.barrier + st.scoreboard + st.unit + st.gated <=
+              t.total.cycles);
+    }
 }
 
 TEST_CASE("a kernel that never ends is stopped by the watchdog with its position") {

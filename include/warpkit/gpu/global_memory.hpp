@@ -46,6 +46,11 @@ public:
     /// Pages written so far.
     [[nodiscard]] std::size_t pages() const noexcept { return pages_.size(); }
 
+    /// Same contents (a page never written equals a page of zeros).
+    friend bool operator==(const global_memory& a, const global_memory& b) {
+        return a.covers_(b) && b.covers_(a);
+    }
+
 private:
     using page_type = std::array<std::uint32_t, page_bytes / 4>;
     static void check_(std::uint64_t addr) {
@@ -56,6 +61,16 @@ private:
     [[nodiscard]] static std::size_t word_(std::uint64_t addr) noexcept {
         return static_cast<std::size_t>((addr % page_bytes) / 4);
     }
+    // Every page of *this reads the same in `o`.
+    [[nodiscard]] bool covers_(const global_memory& o) const {
+        for (const auto& [base, page] : pages_) {
+            const auto it = o.pages_.find(base);
+            for (std::size_t i = 0; i < page->size(); ++i)
+                if ((*page)[i] != (it == o.pages_.end() ? 0 : (*it->second)[i])) return false;
+        }
+        return true;
+    }
+
     std::unordered_map<std::uint64_t, std::unique_ptr<page_type>> pages_;
 };
 

@@ -8,6 +8,7 @@
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/lane_mask.hpp>
 #include <warpkit/gpu/global_memory.hpp>
+#include <warpkit/gpu/instruction_source.hpp>
 #include <warpkit/gpu/isa_kernel.hpp>
 #include <warpkit/isa/dynamic_inst.hpp>
 #include <warpkit/isa/semantics.hpp>
@@ -58,12 +59,6 @@ struct warp_context {
     [[nodiscard]] std::uint32_t& reg(std::uint32_t r, std::size_t lane) {
         return regs[r * WarpSize + lane];
     }
-};
-
-/// Where a warp executes: the SM number (%smid) and the current core cycle (%clock).
-struct exec_site {
-    std::uint32_t sm = 0;
-    std::uint64_t clock = 0;
 };
 
 namespace detail {

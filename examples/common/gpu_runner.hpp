@@ -1,0 +1,156 @@
+#pragma once
+// Shared by the examples that run kernels on GPU presets: load a kernel (assembly or image),
+// pick a preset by name at run time, run it, and print a readable report.
+
+#include <warpkit/core/params.hpp>
+#include <warpkit/core/stats.hpp>
+#include <warpkit/gpu/functional.hpp>
+#include <warpkit/gpu/presets.hpp>
+#include <warpkit/isa/assembler.hpp>
+#include <warpkit/isa/kernel_image.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+namespace example {
+
+inline std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw warpkit::error("cannot open '" + path + "'");
+    return {std::istreambuf_iterator<char>(in), {}};
+}
+
+/// A kernel from assembly (.s) or a kernel image (.hex).
+inline warpkit::isa::program load_program(const std::string& path) {
+    const std::string text = read_file(path);
+    if (path.size() > 4 && path.substr(path.size() - 4) == ".hex")
+        return warpkit::isa::read_image(text, path);
+    return warpkit::isa::assemble(text, path);
+}
+
+/// Names of the presets `run_preset` knows.
+inline const std::array<std::string, 3>& preset_names() {
+    static const std::array<std::string, 3> names = {"fermi_gtx480", "tesla_seed004", "amoeba_48"};
+    return names;
+}
+
+/// Busy fraction of each unit class of a run (from the execution clusters' counters).
+struct unit_use {
+    std::array<double, warpkit::isa::unit_class_count> busy{};
+};
+
+struct preset_run {
+    warpkit::gpu::gpu_params params;
+    warpkit::gpu::run_stats stats;
+    unit_use units;
+};
+
+template <class Preset>
+preset_run run_with(const warpkit::gpu::isa_kernel& k, warpkit::gpu::global_memory& mem,
+                    const std::vector<std::string>& overrides) {
+    auto p = Preset::params();
+    warpkit::apply_overrides(p, overrides);
+    warpkit::gpu::gpu<Preset> g(p);
+    preset_run r;
+    r.params = p;
+    std::array<std::uint64_t, warpkit::isa::unit_class_count> busy{};
+    std::array<std::uint64_t, warpkit::isa::unit_class_count> count{};
+    r.stats = g.run(k, mem, [&](const auto& sm) {
+        const auto& u = sm.units();
+        for (std::size_t c = 0; c < u.size(); ++c) {
+            const auto kind = warpkit::isa::index(u[c].kind());
+            busy[kind] += u[c].stats().pipeline.busy_cycles;
+            ++count[kind];
+        }
+    });
+    for (std::size_t i = 0; i < busy.size(); ++i)
+        if (count[i] != 0 && r.stats.cycles != 0)
+            r.units.busy[i] = static_cast<double>(busy[i]) /
+                              (static_cast<double>(count[i]) * static_cast<double>(r.stats.cycles));
+    return r;
+}
+
+/// Runs `k` on the preset called `name` with `key=value` overrides of its gpu_params.
+inline preset_run run_preset(const std::string& name, const warpkit::gpu::isa_kernel& k,
+                             warpkit::gpu::global_memory& mem,
+                             const std::vector<std::string>& overrides) {
+    if (name == "fermi_gtx480") return run_with<warpkit::gpu::fermi_gtx480>(k, mem, overrides);
+    if (name == "tesla_seed004") return run_with<warpkit::gpu::tesla_seed004>(k, mem, overrides);
+    if (name == "amoeba_48") return run_with<warpkit::gpu::amoeba_48>(k, mem, overrides);
+    throw warpkit::config_error("preset", name, "fermi_gtx480, tesla_seed004 or amoeba_48");
+}
+
+inline double pct(std::uint64_t a, std::uint64_t b) {
+    return b == 0 ? 0.0 : 100.0 * static_cast<double>(a) / static_cast<double>(b);
+}
+
+/// A few lines about one run.
+inline std::string report(const std::string& kernel, const preset_run& r) {
+    const auto& t = r.stats.total;
+    const auto& s = t.stalls;
+    char buf[1024];
+    std::string out;
+    std::snprintf(buf, sizeof buf,
+                  "%s on %s: %llu cycles (%.2f us at %u MHz), %llu warp instructions, IPC %.3f "
+                  "(issue width %u x %u SMs)\n",
+                  kernel.c_str(), r.params.name.c_str(),
+                  static_cast<unsigned long long>(r.stats.cycles),
+                  static_cast<double>(r.stats.cycles) / r.params.core_mhz, r.params.core_mhz,
+                  static_cast<unsigned long long>(t.warp_instructions), r.stats.ipc(),
+                  r.params.sm.issue_width, r.params.sms);
+    out += buf;
+    std::snprintf(buf, sizeof buf,
+                  "  units busy: INT %.1f%%  FP %.1f%%  SFU %.1f%%  LDST %.1f%%   lanes active "
+                  "per warp instruction %.1f\n",
+                  100 * r.units.busy[0], 100 * r.units.busy[1], 100 * r.units.busy[2],
+                  100 * r.units.busy[3],
+                  t.warp_instructions == 0 ? 0.0
+                                           : static_cast<double>(t.thread_instructions) /
+                                                 static_cast<double>(t.warp_instructions));
+    out += buf;
+    const std::uint64_t sm_cycles = t.cycles;
+    std::snprintf(buf, sizeof buf,
+                  "  stall cycles (of SM cycles): idle %.1f%%  fetch %.1f%%  barrier %.1f%%  "
+                  "scoreboard %.1f%%  unit %.1f%%  gated %.1f%%\n",
+                  pct(s.idle, sm_cycles), pct(s.fetch, sm_cycles), pct(s.barrier, sm_cycles),
+                  pct(s.scoreboard, sm_cycles), pct(s.unit, sm_cycles), pct(s.gated, sm_cycles));
+    out += buf;
+    std::snprintf(buf, sizeof buf,
+                  "  memory: %llu global accesses (%.2f transactions each), %llu shared (%.2f "
+                  "bank passes each), %llu constant\n",
+                  static_cast<unsigned long long>(t.global_accesses),
+                  t.global_accesses == 0 ? 0.0
+                                         : static_cast<double>(t.global_transactions) /
+                                               static_cast<double>(t.global_accesses),
+                  static_cast<unsigned long long>(t.shared_accesses),
+                  t.shared_accesses == 0 ? 0.0
+                                         : static_cast<double>(t.shared_bank_passes) /
+                                               static_cast<double>(t.shared_accesses),
+                  static_cast<unsigned long long>(t.const_accesses));
+    out += buf;
+    return out;
+}
+
+/// The run as JSON: params, stats, unit utilisation.
+inline nlohmann::json to_json(const std::string& kernel, const preset_run& r) {
+    nlohmann::json j;
+    j["kernel"] = kernel;
+    j["params"] = warpkit::params_to_json(r.params);
+    j["stats"] = warpkit::stats_to_json(r.stats);
+    j["ipc"] = r.stats.ipc();
+    nlohmann::json u;
+    for (std::size_t i = 0; i < 4; ++i)
+        u[std::string(warpkit::isa::short_name(static_cast<warpkit::isa::unit_class>(i)))] =
+            r.units.busy[i];
+    j["unit_busy"] = u;
+    return j;
+}
+
+} // namespace example

@@ -1,0 +1,172 @@
+#pragma once
+/// \file
+/// `gpu<Policies>`: a whole GPU from the parts: SMs (timing), the CTA dispatcher, device
+/// memory, a watchdog. Runs warpkit-ISA kernels to completion.
+
+#include <warpkit/core/error.hpp>
+#include <warpkit/core/params.hpp>
+#include <warpkit/core/reflect.hpp>
+#include <warpkit/core/stats.hpp>
+#include <warpkit/gpu/cta_dispatcher.hpp>
+#include <warpkit/gpu/global_memory.hpp>
+#include <warpkit/gpu/isa_kernel.hpp>
+#include <warpkit/gpu/isa_source.hpp>
+#include <warpkit/gpu/sm.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace warpkit::gpu {
+
+/// Whole-GPU parameters: the SM count and shape, per-SM limits, clock, watchdog.
+struct gpu_params {
+    std::string name = "gpu";
+    std::uint32_t sms = 15;
+    std::uint32_t core_mhz = 700;
+    std::uint32_t schedulers = 2;       ///< warp schedulers per SM
+    std::uint32_t cluster_size = 1;     ///< SMs per dispatch cluster (front-end sharing)
+    std::uint32_t registers = 32768;    ///< 32-bit registers per SM
+    std::uint32_t shared_bytes = 49152; ///< shared memory per SM
+    /// Shared memory a block gets when its kernel declares none (`.shared`).
+    std::uint32_t default_block_shared_bytes = 0;
+    /// Watchdog: stop when no warp instruction issues anywhere for this many cycles.
+    std::uint64_t watchdog_cycles = 100000;
+    std::uint64_t max_cycles = 1'000'000'000;
+    sm_params sm{};
+    void validate() const {
+        check_range("sms", sms, 1U, 4096U);
+        check_range("core_mhz", core_mhz, 1U, 100000U);
+        check_range("schedulers", schedulers, 1U, 8U);
+        check_range("watchdog_cycles", watchdog_cycles, std::uint64_t{1}, std::uint64_t{1} << 40);
+        check_range("max_cycles", max_cycles, std::uint64_t{1}, std::uint64_t{1} << 50);
+        check(cluster_size >= 1 && sms % cluster_size == 0, "cluster_size", cluster_size,
+              "a divisor of sms");
+        check(default_block_shared_bytes <= shared_bytes, "default_block_shared_bytes",
+              default_block_shared_bytes, "<= shared_bytes");
+    }
+    WARPKIT_FIELDS(gpu_params, name, sms, core_mhz, schedulers, cluster_size, registers,
+                   shared_bytes, default_block_shared_bytes, watchdog_cycles, max_cycles, sm)
+};
+
+/// What one kernel run measured.
+struct run_stats {
+    std::uint64_t cycles = 0;
+    sm_stats total{};             ///< all SMs added up
+    std::vector<sm_stats> per_sm; ///< indexed by SM
+    dispatch_stats dispatch{};
+    WARPKIT_FIELDS(run_stats, cycles, total, per_sm, dispatch)
+
+    /// Warp instructions per core cycle over the whole GPU.
+    [[nodiscard]] double ipc() const noexcept {
+        return cycles == 0
+                   ? 0.0
+                   : static_cast<double>(total.warp_instructions) / static_cast<double>(cycles);
+    }
+};
+
+/// A GPU whose SMs are assembled per `Policies` (see sm<>): `Policies::stack` is the SIMT
+/// stack of the functional executor. Each `run` launches one kernel on fresh SMs; device
+/// memory persists in the caller's global_memory.
+template <class Policies>
+class gpu {
+public:
+    static constexpr std::size_t warp_size = Policies::warp_size;
+    using source_type = isa_source<warp_size, typename Policies::stack>;
+    using sm_type = sm<Policies, source_type>;
+    using scheduler_params = typename Policies::scheduler::params_type;
+
+    explicit gpu(const gpu_params& p, const scheduler_params& sp = {})
+        : p_(checked(p)), sched_(sp) {}
+
+    [[nodiscard]] const gpu_params& params() const noexcept { return p_; }
+
+    /// Runs `k` to completion. Throws sim_error on a kernel fault, when the watchdog sees no
+    /// progress (with every warp's state), or past max_cycles. `observe(sm)` is called for
+    /// each SM after the run (stats of the parts).
+    run_stats run(const isa_kernel& k, global_memory& mem,
+                  const std::function<void(const sm_type&)>& observe = {}) {
+        if (k.warp_size() != warp_size)
+            throw config_error("kernel.warp_size", std::to_string(k.warp_size()),
+                               std::to_string(warp_size));
+        const std::uint32_t block_shared =
+            k.config().shared_bytes != 0 ? k.config().shared_bytes : p_.default_block_shared_bytes;
+        sm_limits lim;
+        lim.max_blocks = p_.sm.block_slots;
+        lim.max_warps = p_.sm.warp_slots;
+        lim.registers = p_.registers;
+        lim.shared_bytes = p_.shared_bytes;
+        cta_dispatcher disp(p_.sms, lim, p_.cluster_size);
+        block_footprint fp;
+        fp.warps = k.warps_per_block();
+        fp.registers =
+            k.regs_per_thread() * k.warps_per_block() * static_cast<std::uint32_t>(warp_size);
+        fp.shared_bytes = block_shared;
+        disp.launch(k.blocks(), fp);
+
+        typename sm_type::scheduler_bank_type::params_type bank;
+        bank.schedulers = p_.schedulers;
+        bank.scheduler = sched_;
+        std::vector<sm_type> sms;
+        sms.reserve(p_.sms);
+        for (std::uint32_t i = 0; i < p_.sms; ++i)
+            sms.emplace_back(
+                i, p_.sm, bank,
+                source_type(k, mem, p_.sm.warp_slots, p_.sm.block_slots, block_shared));
+
+        run_stats rs;
+        std::vector<cta_dispatcher::placement> placed;
+        placed.reserve(p_.cluster_size);
+        std::uint64_t last_progress = 0;
+        std::uint64_t last_count = 0;
+        for (std::uint64_t cycle = 0;; ++cycle) {
+            if (disp.dispatch(placed) > 0)
+                for (const auto& pl : placed)
+                    sms[pl.sm].start_block(pl.block, fp.warps);
+            std::uint64_t issued = 0;
+            for (auto& s : sms) {
+                s.tick([&](std::uint32_t) { disp.retire(s.id()); });
+                issued += s.warp_instructions();
+            }
+            rs.cycles = cycle + 1;
+            if (disp.done() &&
+                std::all_of(sms.begin(), sms.end(), [](const sm_type& s) { return s.idle(); }))
+                break;
+            if (issued != last_count) {
+                last_count = issued;
+                last_progress = cycle;
+            } else if (cycle - last_progress >= p_.watchdog_cycles) {
+                std::string state;
+                for (const auto& s : sms)
+                    state += s.describe_warps();
+                throw sim_error("watchdog: no warp instruction issued for " +
+                                std::to_string(p_.watchdog_cycles) + " cycles (cycle " +
+                                std::to_string(cycle) + ", " + std::to_string(disp.pending()) +
+                                " blocks not yet dispatched)" + state);
+            }
+            if (rs.cycles >= p_.max_cycles)
+                throw sim_error("max_cycles (" + std::to_string(p_.max_cycles) + ") reached");
+        }
+        for (auto& s : sms) {
+            s.finish();
+            rs.per_sm.push_back(s.stats());
+            if (observe) observe(s);
+        }
+        rs.total = sum_stats(rs.per_sm);
+        rs.dispatch = disp.stats();
+        return rs;
+    }
+
+private:
+    static const gpu_params& checked(const gpu_params& p) {
+        validate(p);
+        return p;
+    }
+    gpu_params p_;
+    scheduler_params sched_;
+};
+
+} // namespace warpkit::gpu

@@ -1,0 +1,120 @@
+#pragma once
+/// \file
+/// GPU presets: a Policies struct (which parts) plus default params (which numbers) for the
+/// machines of the papers.
+
+#include <warpkit/gating/no_gating.hpp>
+#include <warpkit/gpu/gpu.hpp>
+#include <warpkit/issue/gto.hpp>
+#include <warpkit/issue/rr.hpp>
+#include <warpkit/mem/cc13_coalescer.hpp>
+#include <warpkit/mem/line_coalescer.hpp>
+#include <warpkit/simt/pdom_stack.hpp>
+#include <warpkit/simt/ssy_stack.hpp>
+
+#include <cstdint>
+
+namespace warpkit::gpu {
+
+/// NVIDIA GTX480 (Fermi) as in papers 001 and 003: 15 SMs at 700 MHz, 48 warps and 8 blocks
+/// per SM, 32768 registers and 48 KB shared memory per SM, two GTO schedulers, SP0 / SP1 of
+/// 16 double-clocked lanes, 4 SFUs, 16 LD/ST units, 32 shared-memory banks, 128-byte lines.
+struct fermi_gtx480 {
+    static constexpr std::size_t warp_size = 32;
+    using stack = simt::pdom_stack<32>;
+    using scheduler = issue::gto;
+    using gating_policy = gating::no_gating;
+    using coalescer = mem::line_coalescer<128>;
+
+    [[nodiscard]] static gpu_params params() {
+        gpu_params p;
+        p.name = "fermi_gtx480";
+        p.sms = 15;
+        p.core_mhz = 700;
+        p.schedulers = 2;
+        p.registers = 32768;
+        p.shared_bytes = 49152;
+        p.default_block_shared_bytes = 0;
+        p.sm.warp_slots = 48;
+        p.sm.block_slots = 8;
+        p.sm.issue_width = 2;
+        p.sm.units.sp_count = 2;
+        p.sm.units.sp_lanes = 16;
+        p.sm.units.sfu_lanes = 4;
+        p.sm.units.ldst_lanes = 16;
+        p.sm.banks.banks = 32;
+        return p;
+    }
+};
+
+/// The configurable Tesla-like GPGPU of paper 004, Table 5.1: 16 multiprocessors of 8 SPs,
+/// 4 blocks and 16 warps each, warps of 32 executed in 4 rows of 8, one round-robin warp
+/// scheduler, the SSY warp stack, one shared-memory bank per SP, 300 MHz (Table 5.2). The
+/// register file is 8 partitions of 2^R_ADDR_WIDTH = 512 entries, shared memory
+/// 2^L_ADDR_WIDTH = 1024 words. Compute capability 1.3 coalescing for global accesses.
+struct tesla_seed004 {
+    static constexpr std::size_t warp_size = 32;
+    using stack = simt::ssy_stack<32>;
+    using scheduler = issue::rr;
+    using gating_policy = gating::no_gating;
+    using coalescer = mem::cc13_coalescer;
+
+    [[nodiscard]] static gpu_params params() {
+        gpu_params p;
+        p.name = "tesla_seed004";
+        p.sms = 16;
+        p.core_mhz = 300;
+        p.schedulers = 1;
+        p.registers = 8 * 512;
+        p.shared_bytes = 1024 * 4;
+        p.sm.warp_slots = 16;
+        p.sm.block_slots = 4;
+        p.sm.issue_width = 1;
+        p.sm.units.sp_count = 1;
+        p.sm.units.sp_lanes = 8;
+        p.sm.units.sfu_lanes = 8;
+        p.sm.units.ldst_lanes = 8;
+        // A warp passes the 8 SPs in 4 rows: one warp instruction every 4 cycles per unit.
+        for (auto* t :
+             {&p.sm.units.timing.int_add, &p.sm.units.timing.int_mul, &p.sm.units.timing.fp_add,
+              &p.sm.units.timing.fp_mul, &p.sm.units.timing.fp_mad, &p.sm.units.timing.ldst})
+            t->initiation_interval = 4;
+        p.sm.banks.banks = 8;
+        return p;
+    }
+};
+
+/// The 48-SM machine of paper 002 (AMOEBA), Table 1: 48 SMs, SIMD width 8, 1024 threads
+/// (32 warps) and 8 CTAs per SM, 16384 registers, 48 KB shared memory, GTO scheduling.
+struct amoeba_48 {
+    static constexpr std::size_t warp_size = 32;
+    using stack = simt::pdom_stack<32>;
+    using scheduler = issue::gto;
+    using gating_policy = gating::no_gating;
+    using coalescer = mem::line_coalescer<128>;
+
+    [[nodiscard]] static gpu_params params() {
+        gpu_params p;
+        p.name = "amoeba_48";
+        p.sms = 48;
+        p.core_mhz = 700;
+        p.schedulers = 1;
+        p.registers = 16384;
+        p.shared_bytes = 49152;
+        p.sm.warp_slots = 32;
+        p.sm.block_slots = 8;
+        p.sm.issue_width = 1;
+        p.sm.units.sp_count = 1;
+        p.sm.units.sp_lanes = 8;
+        p.sm.units.sfu_lanes = 4;
+        p.sm.units.ldst_lanes = 8;
+        // SIMD width 8: a 32-thread warp takes 4 cycles on each pipeline.
+        for (auto* t :
+             {&p.sm.units.timing.int_add, &p.sm.units.timing.int_mul, &p.sm.units.timing.fp_add,
+              &p.sm.units.timing.fp_mul, &p.sm.units.timing.fp_mad, &p.sm.units.timing.ldst})
+            t->initiation_interval = 4;
+        return p;
+    }
+};
+
+} // namespace warpkit::gpu
