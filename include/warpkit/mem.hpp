@@ -8,6 +8,9 @@
 #include <warpkit/mem/cc13_coalescer.hpp>
 #include <warpkit/mem/coalescing_stats.hpp>
 #include <warpkit/mem/concepts.hpp>
+#include <warpkit/mem/dram_channel.hpp>
+#include <warpkit/mem/dram_params.hpp>
+#include <warpkit/mem/dram_scheduler.hpp>
 #include <warpkit/mem/inst_access.hpp>
 #include <warpkit/mem/line_coalescer.hpp>
 #include <warpkit/mem/mshr.hpp>

@@ -1,0 +1,234 @@
+// DRAM channel timing on hand-built request sequences (GTX480 GDDR5: tRCD 12, tRP 12, tRAS 28,
+// tRC 40, tRRD 6, tCCD 2, CL 12, WL 4, burst 8 = 2 cycles), FR-FCFS reordering against FCFS,
+// operation counters, address mapping.
+
+#include <warpkit/core/rng.hpp>
+#include <warpkit/mem/dram_channel.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+using warpkit::mem::address_map;
+using warpkit::mem::dram_channel;
+using warpkit::mem::dram_params;
+using warpkit::mem::dram_request;
+using warpkit::mem::dram_response;
+using warpkit::mem::fcfs;
+using warpkit::mem::fr_fcfs;
+
+namespace {
+
+// One channel: the address is (row * 16 + bank) * 2048 + column.
+dram_params one_channel() {
+    dram_params p;
+    p.map.channels = 1;
+    return p;
+}
+constexpr std::uint64_t at(std::uint32_t bank, std::uint64_t row, std::uint32_t col = 0) {
+    return (row * 16 + bank) * 2048 + col;
+}
+
+// Ticks until cycle `until`, collecting responses by id.
+template <class S>
+void run_until(dram_channel<S>& ch, std::uint64_t until,
+               std::map<std::uint64_t, dram_response>& out) {
+    while (ch.now() < until) {
+        static_cast<void>(ch.tick());
+        while (ch.has_response()) {
+            const auto r = ch.pop_response();
+            out[r.id] = r;
+        }
+    }
+}
+
+} // namespace
+
+TEST_CASE("row hit, miss and conflict latencies: CL vs tRCD + CL vs tRP + tRCD + CL") {
+    dram_channel<> ch(one_channel());
+    std::map<std::uint64_t, dram_response> got;
+    const std::uint64_t burst = 2;
+    REQUIRE(ch.push({at(0, 5), false, 1})); // bank closed: ACT 0, RD 12, data until 26
+    run_until(ch, 100, got);
+    REQUIRE(ch.push({at(0, 5, 64), false, 2})); // row open: RD 100, data until 114
+    run_until(ch, 200, got);
+    REQUIRE(ch.push({at(0, 6), false, 3})); // other row: PRE 200, ACT 212, RD 224, until 238
+    run_until(ch, 300, got);
+    REQUIRE(got.size() == 3);
+    CHECK(got[1].done == 26);
+    CHECK(got[1].latency() == 12 + 12 + burst);
+    CHECK(got[2].latency() == 12 + burst);
+    CHECK(got[3].latency() == 12 + 12 + 12 + burst);
+    CHECK(got[3].latency() - got[2].latency() == 12 + 12); // tRP + tRCD
+    const auto& s = ch.stats();
+    CHECK(s.activates == 2);
+    CHECK(s.precharges == 1);
+    CHECK(s.reads == 3);
+    CHECK(s.writes == 0);
+    CHECK(s.row_hits == 1);
+    CHECK(s.row_misses == 1);
+    CHECK(s.row_conflicts == 1);
+    CHECK(warpkit::mem::row_buffer_hit_rate(s) == doctest::Approx(1.0 / 3.0));
+    CHECK(warpkit::mem::mean_read_latency(s) == doctest::Approx((26.0 + 14.0 + 38.0) / 3.0));
+    CHECK(s.data_cycles == 3 * burst);
+    CHECK(ch.row_open(0));
+    CHECK(ch.open_row(0) == 6);
+    CHECK_FALSE(ch.row_open(1));
+}
+
+TEST_CASE("tRRD between activates, tCCD between reads") {
+    dram_channel<> ch(one_channel());
+    std::map<std::uint64_t, dram_response> got;
+    ch.push({at(0, 0), false, 1});
+    ch.push({at(1, 0), false, 2});
+    ch.push({at(1, 0, 128), false, 3});
+    ch.push({at(0, 0, 128), false, 4});
+    run_until(ch, 100, got);
+    // ACT b0 at 0, ACT b1 at 6 (tRRD); RD 1 at 12, then the row hits 4 at 14 (tCCD), 2 at 18
+    // (tRCD of bank 1), 3 at 20.
+    CHECK(got[1].done == 12 + 14);
+    CHECK(got[4].done == 14 + 14);
+    CHECK(got[2].done == 18 + 14);
+    CHECK(got[3].done == 20 + 14);
+}
+
+TEST_CASE("write-to-read and read-to-write turnarounds") {
+    dram_channel<> ch(one_channel());
+    std::map<std::uint64_t, dram_response> got;
+    ch.push({at(0, 0), false, 1});
+    run_until(ch, 100, got);
+    ch.push({at(0, 0, 32), true, 2});  // WR 100, data 104..106
+    ch.push({at(0, 0, 64), false, 3}); // RD >= 106 + tWTR 5 = 111, data until 125
+    run_until(ch, 200, got);
+    CHECK(got[2].is_write);
+    CHECK(got[2].done == 106);
+    CHECK(got[3].done == 125);
+    ch.push({at(0, 0, 96), false, 4}); // RD 200, data until 214
+    ch.push({at(0, 0, 128), true, 5}); // WR >= 200 + CL 12 + 2 + tRTRS 1 - WL 4 = 211
+    run_until(ch, 300, got);
+    CHECK(got[4].done == 214);
+    CHECK(got[5].done == 211 + 4 + 2);
+    CHECK(ch.stats().writes == 2);
+    CHECK(ch.stats().reads == 3);
+}
+
+TEST_CASE("tRAS and tRC hold a conflicting request back") {
+    dram_channel<> ch(one_channel());
+    std::map<std::uint64_t, dram_response> got;
+    ch.push({at(0, 0), false, 1});
+    ch.push({at(0, 1), false, 2});
+    run_until(ch, 200, got);
+    // ACT 0, RD 12; PRE not before tRAS = 28, ACT at 40 (tRP and tRC), RD 52, until 66.
+    CHECK(got[1].done == 26);
+    CHECK(got[2].done == 66);
+    CHECK(got[2].latency() == 66);
+}
+
+TEST_CASE("write recovery before precharge") {
+    dram_channel<> ch(one_channel());
+    std::map<std::uint64_t, dram_response> got;
+    ch.push({at(0, 0), true, 1}); // ACT 0, WR 12, data until 18
+    ch.push({at(0, 1), false, 2});
+    run_until(ch, 200, got);
+    // PRE >= max(tRAS 28, 18 + tWR 12 = 30) = 30, ACT 42, RD 54, until 68.
+    CHECK(got[1].done == 18);
+    CHECK(got[2].done == 68);
+}
+
+TEST_CASE("FR-FCFS serves a younger row hit first; FCFS keeps arrival order") {
+    std::map<std::uint64_t, dram_response> fr;
+    std::map<std::uint64_t, dram_response> in_order;
+    dram_channel<fr_fcfs> a(one_channel());
+    dram_channel<fcfs> b(one_channel());
+    a.push({at(0, 1), false, 0});
+    b.push({at(0, 1), false, 0});
+    run_until(a, 100, fr);
+    run_until(b, 100, in_order);
+    a.push({at(0, 2), false, 1}); // older, conflicts with the open row 1
+    a.push({at(0, 1, 64), false, 2});
+    b.push({at(0, 2), false, 1});
+    b.push({at(0, 1, 64), false, 2});
+    run_until(a, 300, fr);
+    run_until(b, 300, in_order);
+    // FR-FCFS: RD 2 at 100 (until 114); PRE 102, ACT 114, RD 1 at 126 (until 140).
+    CHECK(fr[2].done == 114);
+    CHECK(fr[1].done == 140);
+    // FCFS: PRE 100, ACT 112, RD 1 at 124 (until 138); then 2 conflicts: PRE at 140 (tRAS),
+    // ACT 152, RD 164 (until 178).
+    CHECK(in_order[1].done == 138);
+    CHECK(in_order[2].done == 178);
+    CHECK(a.stats().row_hits == 1);
+    CHECK(a.stats().row_conflicts == 1);
+    CHECK(b.stats().row_hits == 0);
+    CHECK(b.stats().row_conflicts == 2);
+    CHECK(a.stats().precharges == 1);
+    CHECK(b.stats().precharges == 2);
+}
+
+TEST_CASE("queue limit and idle ticks") {
+    dram_params p = one_channel();
+    p.queue = 4;
+    dram_channel<> ch(p);
+    CHECK_FALSE(ch.tick()); // idle
+    for (std::uint64_t i = 0; i < 4; ++i)
+        CHECK(ch.push({at(0, 0, static_cast<std::uint32_t>(32 * i)), false, i}));
+    CHECK_FALSE(ch.can_accept());
+    CHECK_FALSE(ch.push({0, false, 9}));
+    CHECK(ch.stats().rejected == 1);
+    CHECK(ch.tick());
+    p.queue = 0;
+    CHECK_THROWS_AS(dram_channel<>{p}, warpkit::config_error);
+    p = {};
+    p.timing.burst_length = 6;
+    CHECK_THROWS_AS(dram_channel<>{p}, warpkit::config_error);
+}
+
+TEST_CASE("address map: channel interleave, then banks, then rows") {
+    const address_map m; // 6 channels x 16 banks, 256-B interleave, 2-KB rows
+    using loc = address_map::location;
+    CHECK(m.decode(0) == loc{0, 0, 0, 0});
+    CHECK(m.decode(256) == loc{1, 0, 0, 0});
+    CHECK(m.decode(7 * 256 + 5) == loc{1, 0, 0, 261});
+    CHECK(m.decode(6 * 256) == loc{0, 0, 0, 256});
+    CHECK(m.decode(6 * 256 * 8) == loc{0, 1, 0, 0});
+    CHECK(m.decode(6ull * 2048 * 16) == loc{0, 0, 1, 0});
+    address_map bad;
+    bad.row_bytes = 128;
+    CHECK_THROWS_AS(warpkit::validate(bad), warpkit::config_error);
+}
+
+TEST_CASE_TEMPLATE("random traffic: every request completes once; counters agree", S, fr_fcfs,
+                   fcfs) {
+    warpkit::rng r(31);
+    dram_channel<S> ch(one_channel());
+    std::map<std::uint64_t, dram_response> got;
+    std::uint64_t sent = 0;
+    std::uint64_t writes = 0;
+    while (sent < 2000 || ch.busy()) {
+        if (sent < 2000 && ch.can_accept() && r.bernoulli(0.4)) {
+            const bool w = r.bernoulli(0.3);
+            writes += w ? 1 : 0;
+            // Four banks, four rows each: plenty of hits, misses and conflicts.
+            REQUIRE(ch.push({at(static_cast<std::uint32_t>(r.below(4)), r.below(4),
+                                static_cast<std::uint32_t>(r.below(64) * 32)),
+                             w, sent++}));
+        }
+        static_cast<void>(ch.tick());
+        while (ch.has_response()) {
+            const auto resp = ch.pop_response();
+            CHECK(got.count(resp.id) == 0);
+            CHECK(resp.latency() >= (resp.is_write ? 4u + 2u : 12u + 2u));
+            got[resp.id] = resp;
+        }
+    }
+    CHECK(got.size() == 2000);
+    const auto& s = ch.stats();
+    CHECK(s.reads + s.writes == 2000);
+    CHECK(s.writes == writes);
+    CHECK(s.row_hits + s.row_misses + s.row_conflicts == 2000);
+    CHECK(s.activates >= s.row_misses + s.row_conflicts);
+    CHECK(s.precharges >= s.row_conflicts);
+    CHECK(s.activates <= s.precharges + 4); // every bank but its first activate closed a row
+}
