@@ -258,3 +258,39 @@ TEST_CASE("kernel faults and bad kernels give clear errors") {
                          "instruction)",
                          config_error);
 }
+
+TEST_CASE("timed runs that cannot finish stop with every warp's state") {
+    // A spin loop waiting for a flag nobody sets: caught by max_cycles, warps listed.
+    const auto spin = isa::assemble(".grid 2\n.block 64\nMVI r1, 0x100\nloop: LDG r2, r1\n"
+                                    "BEQ r2, loop\nEXIT\n");
+    gpu::isa_kernel k(spin);
+    gpu::global_memory mem;
+    auto p = gpu::fermi_gtx480::params();
+    p.max_cycles = 5000;
+    gpu::gpu<gpu::fermi_gtx480> g(p);
+    try {
+        (void)g.run(k, mem);
+        FAIL("expected max_cycles to stop the run");
+    } catch (const sim_error& e) {
+        const std::string what = e.what();
+        CHECK(what.find("max_cycles: kernel still running after 5000 cycles") == 0);
+        CHECK(what.find("sm 0 warp slot 0: block 0, pc ") != std::string::npos);
+        CHECK(what.find("sm 1 warp slot 1: block 1, pc ") != std::string::npos);
+    }
+    // Code that runs off its end without EXIT never gets another instruction: the watchdog
+    // sees no issue and reports where each warp stands.
+    const auto off_end = isa::assemble(".block 32\nMVI r1, 1\nADD r2, r1, r1\n");
+    gpu::isa_kernel k2(off_end);
+    auto p2 = gpu::fermi_gtx480::params();
+    p2.watchdog_cycles = 200;
+    gpu::gpu<gpu::fermi_gtx480> g2(p2);
+    CHECK_THROWS_WITH_AS((void)g2.run(k2, mem),
+                         doctest::Contains("watchdog: no warp instruction issued for 200 cycles"),
+                         sim_error);
+    try {
+        (void)g2.run(k2, mem);
+    } catch (const sim_error& e) {
+        CHECK(std::string(e.what()).find("sm 0 warp slot 0: block 0, pc 2, buffered 0") !=
+              std::string::npos);
+    }
+}

@@ -147,8 +147,13 @@ public:
                                 std::to_string(cycle) + ", " + std::to_string(disp.pending()) +
                                 " blocks not yet dispatched)" + state);
             }
-            if (rs.cycles >= p_.max_cycles)
-                throw sim_error("max_cycles (" + std::to_string(p_.max_cycles) + ") reached");
+            if (rs.cycles >= p_.max_cycles) {
+                std::string state;
+                for (const auto& s : sms)
+                    state += s.describe_warps();
+                throw sim_error("max_cycles: kernel still running after " +
+                                std::to_string(p_.max_cycles) + " cycles" + state);
+            }
         }
         for (auto& s : sms) {
             s.finish();

@@ -242,8 +242,10 @@ public:
             const auto& w = warps_[s];
             if (!w.resident) continue;
             out += "\n  sm " + std::to_string(id_) + " warp slot " + std::to_string(s) +
-                   ": block " + std::to_string(blocks_[w.block_slot].index) +
-                   (source_.at_barrier(s) ? ", at barrier" : "") + ", buffered " +
+                   ": block " + std::to_string(blocks_[w.block_slot].index);
+            if constexpr (requires { source_.pc(s); })
+                out += ", pc " + std::to_string(source_.pc(s));
+            out += std::string(source_.at_barrier(s) ? ", at barrier" : "") + ", buffered " +
                    std::to_string(w.ibuf.size()) + ", pending writes " +
                    std::to_string(scoreboard_.pending_count(s));
         }
