@@ -232,3 +232,24 @@ TEST_CASE_TEMPLATE("random traffic: every request completes once; counters agree
     CHECK(s.precharges >= s.row_conflicts);
     CHECK(s.activates <= s.precharges + 4); // every bank but its first activate closed a row
 }
+
+TEST_CASE("unpopped responses hold column commands back until popped") {
+    dram_params p = one_channel();
+    p.queue = 4; // room for 4 + CL 12 + burst 2 + 1 = 19 responses
+    dram_channel<> ch(p);
+    std::uint64_t sent = 0;
+    for (int cycle = 0; cycle < 1000; ++cycle) {
+        while (ch.can_accept())
+            ch.push({at(0, 0, static_cast<std::uint32_t>(32 * (sent % 64))), false, sent++});
+        static_cast<void>(ch.tick());
+    }
+    CHECK(ch.stats().reads == 19);
+    std::uint64_t popped = 0;
+    while (ch.has_response()) {
+        CHECK(ch.pop_response().id == popped);
+        ++popped;
+    }
+    CHECK(popped == 19);
+    static_cast<void>(ch.tick());
+    CHECK(ch.stats().reads == 20);
+}

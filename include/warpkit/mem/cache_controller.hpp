@@ -99,7 +99,7 @@ public:
         const std::uint64_t key = mshr_key(addr, sectors);
         const mshr_outcome m = mshr_.peek(key);
         if (m == mshr_outcome::full_entries || m == mshr_outcome::full_merges)
-            return stall(access_status::stall_mshr, m, key, req);
+            return stall_mshr(key, req);
         if (m == mshr_outcome::merged) {
             static_cast<void>(cache_.access(addr, false, sectors));
             static_cast<void>(mshr_.add(key, req));
@@ -181,12 +181,10 @@ private:
         return line + std::uint64_t{p_.cache.sector_bytes} *
                           static_cast<std::uint64_t>(std::countr_zero(sectors));
     }
-    access_status stall(access_status s, mshr_outcome m, std::uint64_t key, const T& req) {
-        // Let the MSHR table count its own refusal.
-        static_cast<void>(m);
-        static_cast<void>(mshr_.add(key, req));
+    access_status stall_mshr(std::uint64_t key, const T& req) {
+        static_cast<void>(mshr_.add(key, req)); // refused: lets the table count it
         ++stats_.stall_mshr;
-        return s;
+        return access_status::stall_mshr;
     }
     void push_writeback(const cache_result& r) {
         if (r.writeback)

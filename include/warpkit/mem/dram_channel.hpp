@@ -101,6 +101,7 @@ public:
         }
         const auto loc = p_.map.decode(r.addr);
         queue_.push_back(entry{r, now_, loc.bank, loc.row, false});
+        wake_ = now_;
         return true;
     }
 
@@ -109,7 +110,7 @@ public:
     bool tick() {
         ++stats_.cycles;
         const bool was_busy = busy();
-        if (!queue_.empty()) issue_one();
+        if (!queue_.empty() && now_ >= wake_) issue_one();
         ++now_;
         if (was_busy) ++stats_.busy_cycles;
         return was_busy;
@@ -122,6 +123,7 @@ public:
     /// The next finished request, in completion order.
     dram_response pop_response() {
         WARPKIT_EXPECTS(has_response());
+        wake_ = now_;
         return inflight_.take();
     }
 
@@ -159,27 +161,31 @@ private:
         if (b.row != e.row) return dram_command::precharge;
         return e.req.is_write ? dram_command::write : dram_command::read;
     }
-    [[nodiscard]] bool ready(dram_command c, const bank_state& b) const noexcept {
+    // First cycle `c` may issue on bank `b` as things stand; never while the responses
+    // waiting to be popped fill the in-flight buffer.
+    [[nodiscard]] std::uint64_t ready_at(dram_command c, const bank_state& b) const noexcept {
         switch (c) {
         case dram_command::activate:
-            return now_ >= b.next_act && now_ >= chan_next_act_;
+            return std::max(b.next_act, chan_next_act_);
         case dram_command::precharge:
-            return now_ >= b.next_pre;
-        // Data goes out only while there is room to hold its response.
+            return b.next_pre;
         case dram_command::read:
-            return now_ >= b.next_col && now_ >= chan_next_read_ && inflight_.can_push();
+            return inflight_.can_push() ? std::max(b.next_col, chan_next_read_) : never;
         case dram_command::write:
-            return now_ >= b.next_col && now_ >= chan_next_write_ && inflight_.can_push();
+            return inflight_.can_push() ? std::max(b.next_col, chan_next_write_) : never;
         }
-        return false;
+        return never;
     }
 
     void issue_one() {
         cands_.clear();
+        std::uint64_t soonest = never;
         for (const entry& e : queue_) {
             dram_candidate c;
             c.next = next_command(e);
-            c.ready = ready(c.next, banks_[e.bank]);
+            const std::uint64_t at = ready_at(c.next, banks_[e.bank]);
+            c.ready = at <= now_;
+            if (at > now_) soonest = std::min(soonest, at);
             c.row_hit = c.next == dram_command::read || c.next == dram_command::write;
             cands_.push_back(c);
         }
@@ -191,7 +197,13 @@ private:
             cands_[i].closes_hit =
                 cands_[i].next == dram_command::precharge && bank_hit_[queue_[i].bank] != 0;
         const std::size_t k = sched_.pick(std::span<const dram_candidate>(cands_));
-        if (k == no_pick) return;
+        if (k == no_pick) {
+            // The candidates (so the scheduler's answer) stay the same until a command becomes
+            // ready, a request arrives or a response leaves.
+            wake_ = soonest;
+            return;
+        }
+        wake_ = now_ + 1;
         WARPKIT_EXPECTS(k < queue_.size() && cands_[k].ready);
         entry& e = queue_[k];
         const dram_command c = cands_[k].next;
@@ -262,7 +274,9 @@ private:
     std::vector<entry> queue_;
     std::vector<dram_candidate> cands_;
     fifo<dram_response> inflight_;
+    static constexpr std::uint64_t never = ~std::uint64_t{0};
     std::uint64_t now_ = 0;
+    std::uint64_t wake_ = 0; // no command can issue before this cycle
     std::uint64_t chan_next_act_ = 0;
     std::uint64_t chan_next_read_ = 0;
     std::uint64_t chan_next_write_ = 0;

@@ -31,7 +31,8 @@ struct dram_candidate {
 inline constexpr std::size_t no_pick = ~std::size_t{0};
 
 /// Picks the request (index into the arrival-ordered candidates) whose command issues this
-/// cycle, or no_pick; it may only pick a ready candidate and reads nothing else.
+/// cycle, or no_pick; it may only pick a ready candidate, and its answer depends on the
+/// candidates alone (a channel skips cycles in which they cannot change).
 template <class S>
 concept dram_scheduler = requires(S& s, std::span<const dram_candidate> c) {
     { s.pick(c) } -> std::same_as<std::size_t>;
