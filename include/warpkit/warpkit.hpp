@@ -10,4 +10,5 @@
 #include <warpkit/isa.hpp>
 #include <warpkit/issue.hpp>
 #include <warpkit/mem.hpp>
+#include <warpkit/ppa.hpp>
 #include <warpkit/simt.hpp>
