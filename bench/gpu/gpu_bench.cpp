@@ -1,0 +1,71 @@
+// Whole-GPU simulation speed: simulated core cycles and warp instructions per second of host
+// time, for each preset on the bundled kernels (functional execution included).
+#include <warpkit/gpu/functional.hpp>
+#include <warpkit/gpu/presets.hpp>
+#include <warpkit/isa/assembler.hpp>
+
+#include <benchmark/benchmark.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+warpkit::isa::program kernel(const std::string& name) {
+    std::ifstream in(std::string(WARPKIT_SOURCE_DIR) + "/examples/kernels/" + name);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return warpkit::isa::assemble(ss.str(), name);
+}
+
+template <class Preset>
+void bm_gpu(benchmark::State& state, const char* name) {
+    const warpkit::gpu::isa_kernel k(kernel(name));
+    warpkit::gpu::gpu<Preset> g(Preset::params());
+    std::uint64_t cycles = 0;
+    std::uint64_t insts = 0;
+    for (auto _ : state) {
+        warpkit::gpu::global_memory mem;
+        warpkit::gpu::load_data(k, mem);
+        const auto rs = g.run(k, mem);
+        cycles += rs.cycles;
+        insts += rs.total.warp_instructions;
+    }
+    state.counters["sim_cycles_per_s"] =
+        benchmark::Counter(static_cast<double>(cycles), benchmark::Counter::kIsRate);
+    state.counters["warp_insts_per_s"] =
+        benchmark::Counter(static_cast<double>(insts), benchmark::Counter::kIsRate);
+}
+
+void bm_functional(benchmark::State& state, const char* name) {
+    const warpkit::gpu::isa_kernel k(kernel(name));
+    std::uint64_t insts = 0;
+    for (auto _ : state) {
+        warpkit::gpu::global_memory mem;
+        warpkit::gpu::load_data(k, mem);
+        insts += warpkit::gpu::run_functional(k, mem).warp_instructions;
+    }
+    state.counters["warp_insts_per_s"] =
+        benchmark::Counter(static_cast<double>(insts), benchmark::Counter::kIsRate);
+}
+
+void bm_fermi(benchmark::State& s, const char* k) {
+    bm_gpu<warpkit::gpu::fermi_gtx480>(s, k);
+}
+void bm_tesla(benchmark::State& s, const char* k) {
+    bm_gpu<warpkit::gpu::tesla_seed004>(s, k);
+}
+void bm_amoeba(benchmark::State& s, const char* k) {
+    bm_gpu<warpkit::gpu::amoeba_48>(s, k);
+}
+
+} // namespace
+
+BENCHMARK_CAPTURE(bm_fermi, matmul, "matmul.s");
+BENCHMARK_CAPTURE(bm_fermi, reduce, "reduce.s");
+BENCHMARK_CAPTURE(bm_fermi, vadd, "vadd.s");
+BENCHMARK_CAPTURE(bm_tesla, matmul, "matmul.s");
+BENCHMARK_CAPTURE(bm_tesla, reduce, "reduce.s");
+BENCHMARK_CAPTURE(bm_amoeba, matmul, "matmul.s");
+BENCHMARK_CAPTURE(bm_functional, matmul, "matmul.s");
