@@ -5,6 +5,8 @@
 /// filter. power/calibration.hpp pulls in Eigen's QR.
 
 #include <warpkit/power/activity.hpp>
+#include <warpkit/power/calibration.hpp>
+#include <warpkit/power/calibration_csv.hpp>
 #include <warpkit/power/component.hpp>
 #include <warpkit/power/dram.hpp>
 #include <warpkit/power/model.hpp>
