@@ -10,5 +10,6 @@
 #include <warpkit/isa.hpp>
 #include <warpkit/issue.hpp>
 #include <warpkit/mem.hpp>
+#include <warpkit/power.hpp>
 #include <warpkit/ppa.hpp>
 #include <warpkit/simt.hpp>
