@@ -54,7 +54,7 @@ struct preset_run {
 
 template <class Preset>
 preset_run run_with(const warpkit::gpu::isa_kernel& k, warpkit::gpu::global_memory& mem,
-                    const std::vector<std::string>& overrides) {
+                    const std::vector<std::string>& overrides, bool show_progress) {
     auto p = Preset::params();
     warpkit::apply_overrides(p, overrides);
     warpkit::gpu::gpu<Preset> g(p);
@@ -62,14 +62,24 @@ preset_run run_with(const warpkit::gpu::isa_kernel& k, warpkit::gpu::global_memo
     r.params = p;
     std::array<std::uint64_t, warpkit::isa::unit_class_count> busy{};
     std::array<std::uint64_t, warpkit::isa::unit_class_count> count{};
-    r.stats = g.run(k, mem, [&](const auto& sm) {
-        const auto& u = sm.units();
-        for (std::size_t c = 0; c < u.size(); ++c) {
-            const auto kind = warpkit::isa::index(u[c].kind());
-            busy[kind] += u[c].stats().pipeline.busy_cycles;
-            ++count[kind];
-        }
-    });
+    const auto progress = [&](std::uint64_t cycle, std::uint64_t insts, std::uint64_t blocks) {
+        if (show_progress)
+            std::fprintf(stderr, "  cycle %llu: %llu warp instructions, %llu of %u blocks done\n",
+                         static_cast<unsigned long long>(cycle),
+                         static_cast<unsigned long long>(insts),
+                         static_cast<unsigned long long>(blocks), k.blocks());
+    };
+    r.stats = g.run(
+        k, mem,
+        [&](const auto& sm) {
+            const auto& u = sm.units();
+            for (std::size_t c = 0; c < u.size(); ++c) {
+                const auto kind = warpkit::isa::index(u[c].kind());
+                busy[kind] += u[c].stats().pipeline.busy_cycles;
+                ++count[kind];
+            }
+        },
+        progress);
     for (std::size_t i = 0; i < busy.size(); ++i)
         if (count[i] != 0 && r.stats.cycles != 0)
             r.units.busy[i] = static_cast<double>(busy[i]) /
@@ -80,10 +90,14 @@ preset_run run_with(const warpkit::gpu::isa_kernel& k, warpkit::gpu::global_memo
 /// Runs `k` on the preset called `name` with `key=value` overrides of its gpu_params.
 inline preset_run run_preset(const std::string& name, const warpkit::gpu::isa_kernel& k,
                              warpkit::gpu::global_memory& mem,
-                             const std::vector<std::string>& overrides) {
-    if (name == "fermi_gtx480") return run_with<warpkit::gpu::fermi_gtx480>(k, mem, overrides);
-    if (name == "tesla_seed004") return run_with<warpkit::gpu::tesla_seed004>(k, mem, overrides);
-    if (name == "amoeba_48") return run_with<warpkit::gpu::amoeba_48>(k, mem, overrides);
+                             const std::vector<std::string>& overrides,
+                             bool show_progress = false) {
+    if (name == "fermi_gtx480")
+        return run_with<warpkit::gpu::fermi_gtx480>(k, mem, overrides, show_progress);
+    if (name == "tesla_seed004")
+        return run_with<warpkit::gpu::tesla_seed004>(k, mem, overrides, show_progress);
+    if (name == "amoeba_48")
+        return run_with<warpkit::gpu::amoeba_48>(k, mem, overrides, show_progress);
     throw warpkit::config_error("preset", name, "fermi_gtx480, tesla_seed004 or amoeba_48");
 }
 

@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
         warpkit::gpu::load_data(k, mem);
         std::cerr << "running " << kernel << " on " << preset << " (" << k.blocks() << " blocks of "
                   << k.threads_per_block() << " threads)\n";
-        const auto r = example::run_preset(preset, k, mem, overrides);
+        const auto r = example::run_preset(preset, k, mem, overrides, true);
         if (print_params) std::cout << warpkit::params_to_text(r.params) << '\n';
         std::cout << example::report(kernel, r);
         if (!json_out.empty()) {

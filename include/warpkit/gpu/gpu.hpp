@@ -36,6 +36,8 @@ struct gpu_params {
     /// Watchdog: stop when no warp instruction issues anywhere for this many cycles.
     std::uint64_t watchdog_cycles = 100000;
     std::uint64_t max_cycles = 1'000'000'000;
+    /// Cycles between two progress reports of a run.
+    std::uint64_t progress_cycles = 1'000'000;
     sm_params sm{};
     void validate() const {
         check_range("sms", sms, 1U, 4096U);
@@ -43,13 +45,15 @@ struct gpu_params {
         check_range("schedulers", schedulers, 1U, 8U);
         check_range("watchdog_cycles", watchdog_cycles, std::uint64_t{1}, std::uint64_t{1} << 40);
         check_range("max_cycles", max_cycles, std::uint64_t{1}, std::uint64_t{1} << 50);
+        check_range("progress_cycles", progress_cycles, std::uint64_t{1}, std::uint64_t{1} << 50);
         check(cluster_size >= 1 && sms % cluster_size == 0, "cluster_size", cluster_size,
               "a divisor of sms");
         check(default_block_shared_bytes <= shared_bytes, "default_block_shared_bytes",
               default_block_shared_bytes, "<= shared_bytes");
     }
     WARPKIT_FIELDS(gpu_params, name, sms, core_mhz, schedulers, cluster_size, registers,
-                   shared_bytes, default_block_shared_bytes, watchdog_cycles, max_cycles, sm)
+                   shared_bytes, default_block_shared_bytes, watchdog_cycles, max_cycles,
+                   progress_cycles, sm)
 };
 
 /// What one kernel run measured.
@@ -87,8 +91,11 @@ public:
     /// Runs `k` to completion. Throws sim_error on a kernel fault, when the watchdog sees no
     /// progress (with every warp's state), or past max_cycles. `observe(sm)` is called for
     /// each SM after the run (stats of the parts).
-    run_stats run(const isa_kernel& k, global_memory& mem,
-                  const std::function<void(const sm_type&)>& observe = {}) {
+    /// `progress(cycle, warp_instructions, blocks_done)` is called every progress_cycles.
+    run_stats
+    run(const isa_kernel& k, global_memory& mem,
+        const std::function<void(const sm_type&)>& observe = {},
+        const std::function<void(std::uint64_t, std::uint64_t, std::uint64_t)>& progress = {}) {
         if (k.warp_size() != warp_size)
             throw config_error("kernel.warp_size", std::to_string(k.warp_size()),
                                std::to_string(warp_size));
@@ -132,6 +139,8 @@ public:
                 issued += s.warp_instructions();
             }
             rs.cycles = cycle + 1;
+            if (progress && rs.cycles % p_.progress_cycles == 0)
+                progress(rs.cycles, issued, disp.stats().blocks_retired);
             if (disp.done() &&
                 std::all_of(sms.begin(), sms.end(), [](const sm_type& s) { return s.idle(); }))
                 break;
