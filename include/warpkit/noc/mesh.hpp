@@ -1,0 +1,713 @@
+#pragma once
+/// \file
+/// `mesh`: a 2-D mesh (k x k or rectangular) of input-queued virtual-channel routers with
+/// dimension-order (XY) routing, wormhole switching, credit-based flow control, iSLIP-style
+/// separable VC and switch allocators, a router pipeline whose stage delays are parameters
+/// (routing, VC allocation, switch allocation, switch traversal, link), speculative
+/// allocation for 2-stage routers, request/reply subnets, source and ejection queues, and
+/// router bypass (paper 002). Timing follows BookSim 2: with its default router a packet of
+/// F flits crossing L links has a zero-load latency of 7 + 5 L + (F - 1) cycles.
+
+#include <warpkit/core/error.hpp>
+#include <warpkit/core/params.hpp>
+#include <warpkit/core/stats.hpp>
+#include <warpkit/noc/allocator.hpp>
+#include <warpkit/noc/concepts.hpp>
+#include <warpkit/noc/detail/queue_bank.hpp>
+#include <warpkit/noc/mesh_params.hpp>
+#include <warpkit/noc/network_stats.hpp>
+#include <warpkit/noc/packet.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <utility>
+#include <vector>
+
+namespace warpkit::noc {
+
+// Timing (cycle t is the cycle a tick() simulates): a flit that arrives at a router in cycle
+// T is written into its input VC buffer in T; a head flit is routed in [T, T + routing), then
+// requests VC allocation; after winning a VC in cycle A it requests the switch from
+// A + vc_alloc (from A itself when speculative); a flit winning the switch in cycle X
+// leaves the buffer (its credit arrives upstream in X + sw_alloc + credit + link), traverses
+// the switch and the link and arrives downstream in X + sw_alloc + st + link. A node's
+// interface sends the flit of a packet made in cycle t in t (if it has a credit); it reaches
+// the router in t + 1 + link. A tail flit reaching a node in cycle e ejects its packet in e.
+
+/// Mesh network carrying packet<Payload>; `Alloc` (islip or round_robin) allocates VCs and
+/// the switch of every router.
+template <class Payload = std::uint64_t, allocator Alloc = islip>
+class mesh {
+public:
+    using packet_type = packet<Payload>;
+    using params_type = mesh_params;
+    using stats_type = network_stats;
+
+    explicit mesh(const mesh_params& p = {})
+        : p_(checked(p)), t_(build_mesh_topology(p_.cols, p_.rows, p_.bypass)) {
+        build();
+    }
+
+    [[nodiscard]] const mesh_params& params() const noexcept { return p_; }
+    [[nodiscard]] const mesh_topology& topology() const noexcept { return t_; }
+    [[nodiscard]] std::size_t nodes() const noexcept { return t_.nodes; }
+    [[nodiscard]] std::size_t subnets() const noexcept { return nets_.size(); }
+    /// The cycle the next tick() simulates.
+    [[nodiscard]] std::uint64_t now() const noexcept { return now_; }
+
+    /// Counters summed over the subnets.
+    [[nodiscard]] network_stats stats() const {
+        network_stats s = nets_[0].s;
+        for (std::size_t i = 1; i < nets_.size(); ++i)
+            accumulate(s, nets_[i].s);
+        s.cycles = now_;
+        return s;
+    }
+    /// Counters of one subnet (0: requests, 1: replies when there are two).
+    [[nodiscard]] const network_stats& subnet_stats(std::size_t subnet) const {
+        WARPKIT_EXPECTS(subnet < nets_.size());
+        return nets_[subnet].s;
+    }
+    /// The subnet carrying class `c`.
+    [[nodiscard]] std::size_t subnet_of(traffic_class c) const noexcept {
+        return nets_.size() == 1 ? 0 : static_cast<std::size_t>(c);
+    }
+
+    /// True when `src`'s injection queue for class `c` has room.
+    [[nodiscard]] bool can_inject(node_id src,
+                                  traffic_class c = traffic_class::request) const noexcept {
+        if (src >= t_.nodes) return false;
+        const auto& n = nets_[subnet_of(c)];
+        return !n.injq.full(qi(src, c));
+    }
+    /// Queues `pk` at its source (can_inject(pk.src, pk.cls), dst < nodes(), 1 <= flits <=
+    /// 65535); returns its id.
+    std::uint64_t inject(packet_type pk) {
+        WARPKIT_EXPECTS(can_inject(pk.src, pk.cls) && pk.dst < t_.nodes && pk.flits >= 1 &&
+                        pk.flits <= 65535);
+        auto& n = nets_[subnet_of(pk.cls)];
+        if (pk.created == no_time) pk.created = now_;
+        pk.id = next_id_++;
+        pk.injected = no_time;
+        pk.ejected = no_time;
+        pk.hops = 0;
+        std::uint32_t slot;
+        if (!n.free.empty()) {
+            slot = n.free.back();
+            n.free.pop_back();
+            n.pool[slot] = std::move(pk);
+            n.expect[slot] = 0;
+        } else {
+            slot = static_cast<std::uint32_t>(n.pool.size());
+            n.pool.push_back(std::move(pk));
+            n.expect.push_back(0);
+        }
+        ++n.used;
+        const auto& q = n.pool[slot];
+        n.injq.push(qi(q.src, q.cls), slot);
+        return q.id;
+    }
+
+    /// Simulates one cycle; false when no subnet held a packet or a credit in flight.
+    bool tick() {
+        bool busy = false;
+        for (auto& n : nets_) {
+            busy = step(n) || busy;
+            ++n.s.cycles;
+        }
+        ++now_;
+        return busy;
+    }
+
+    /// True when a delivered packet of any class waits at `dst`.
+    [[nodiscard]] bool can_eject(node_id dst) const noexcept {
+        return can_eject(dst, traffic_class::request) || can_eject(dst, traffic_class::reply);
+    }
+    /// True when a delivered packet of class `c` waits at `dst`.
+    [[nodiscard]] bool can_eject(node_id dst, traffic_class c) const noexcept {
+        return dst < t_.nodes && !nets_[subnet_of(c)].ejq.empty(qi(dst, c));
+    }
+    /// The oldest delivered packet at `dst`, classes taken in turn (can_eject(dst) must hold).
+    [[nodiscard]] packet_type eject(node_id dst) {
+        WARPKIT_EXPECTS(can_eject(dst));
+        auto c = static_cast<traffic_class>(eject_rr_[dst]);
+        if (!can_eject(dst, c)) c = static_cast<traffic_class>(1 - eject_rr_[dst]);
+        eject_rr_[dst] = static_cast<std::uint8_t>(1 - static_cast<unsigned>(c));
+        return eject(dst, c);
+    }
+    /// The oldest delivered packet of class `c` at `dst`.
+    [[nodiscard]] packet_type eject(node_id dst, traffic_class c) {
+        WARPKIT_EXPECTS(can_eject(dst, c));
+        auto& n = nets_[subnet_of(c)];
+        const std::uint32_t slot = n.ejq.front(qi(dst, c));
+        n.ejq.pop(qi(dst, c));
+        packet_type pk = std::move(n.pool[slot]);
+        n.free.push_back(slot);
+        --n.used;
+        return pk;
+    }
+    /// True when no packet is queued, in flight or waiting to be ejected.
+    [[nodiscard]] bool idle() const noexcept {
+        for (const auto& n : nets_)
+            if (n.used != 0) return false;
+        return true;
+    }
+
+    // ---- inspection (tests, debugging, power models) ------------------------------------
+    /// Ports per router (4 directions, then local ports).
+    [[nodiscard]] std::uint32_t ports() const noexcept { return P_; }
+    /// Output port router `r` uses for packets to `dst`.
+    [[nodiscard]] std::uint32_t route(std::uint32_t r, node_id dst) const {
+        WARPKIT_EXPECTS(r < t_.routers && dst < t_.nodes && t_.enabled[r] != 0);
+        return t_.route[std::size_t{r} * t_.nodes + dst];
+    }
+    /// True when output `o` of router `r` leads somewhere.
+    [[nodiscard]] bool output_connected(std::uint32_t r, std::uint32_t o) const {
+        WARPKIT_EXPECTS(r < t_.routers && o < P_);
+        return t_.enabled[r] != 0 && down_[std::size_t{r} * P_ + o] != none;
+    }
+    /// Credits router `r` holds for VC `vc` of the buffer behind its output `o`.
+    [[nodiscard]] std::uint32_t output_credits(std::size_t subnet, std::uint32_t r, std::uint32_t o,
+                                               std::uint32_t vc) const {
+        return nets_.at(subnet).ovc_credits[ovc(r, o, vc)];
+    }
+    /// True when output VC `vc` of port `o` of router `r` is not held by a packet.
+    [[nodiscard]] bool output_vc_free(std::size_t subnet, std::uint32_t r, std::uint32_t o,
+                                      std::uint32_t vc) const {
+        return (nets_.at(subnet).ovc_free[std::size_t{r} * P_ + o] >> vc & 1u) != 0;
+    }
+    /// Flits in input VC `vc` of port `p` of router `r`.
+    [[nodiscard]] std::uint32_t input_occupancy(std::size_t subnet, std::uint32_t r,
+                                                std::uint32_t p, std::uint32_t vc) const {
+        return nets_.at(subnet).buf.size(ovc(r, p, vc));
+    }
+    /// True when input VC `vc` of port `p` of router `r` holds no packet.
+    [[nodiscard]] bool input_vc_idle(std::size_t subnet, std::uint32_t r, std::uint32_t p,
+                                     std::uint32_t vc) const {
+        return nets_.at(subnet).ivc[ovc(r, p, vc)].state == idle_state;
+    }
+    /// Flits of VC `vc` on the channel into input port `p` of router `r`.
+    [[nodiscard]] std::uint32_t channel_flits(std::size_t subnet, std::uint32_t r, std::uint32_t p,
+                                              std::uint32_t vc) const {
+        return count_vc(nets_.at(subnet).chan, std::size_t{r} * P_ + p, vc);
+    }
+    /// Credits of VC `vc` on their way back to output port `o` of router `r`.
+    [[nodiscard]] std::uint32_t channel_credits(std::size_t subnet, std::uint32_t r,
+                                                std::uint32_t o, std::uint32_t vc) const {
+        return count_vc(nets_.at(subnet).cred, std::size_t{r} * P_ + o, vc);
+    }
+    /// Credits node `n`'s interface holds for VC `vc` of its router's input buffer.
+    [[nodiscard]] std::uint32_t source_credits(std::size_t subnet, node_id n,
+                                               std::uint32_t vc) const {
+        return nets_.at(subnet).src_credits[std::size_t{n} * V_ + vc];
+    }
+    /// Credits of VC `vc` on their way back to node `n`'s interface.
+    [[nodiscard]] std::uint32_t source_channel_credits(std::size_t subnet, node_id n,
+                                                       std::uint32_t vc) const {
+        return count_vc(nets_.at(subnet).cred, RP_ + n, vc);
+    }
+    /// Flits of VC `vc` on the channel into node `n`'s interface.
+    [[nodiscard]] std::uint32_t sink_channel_flits(std::size_t subnet, node_id n,
+                                                   std::uint32_t vc) const {
+        return count_vc(nets_.at(subnet).chan, RP_ + n, vc);
+    }
+    /// Flits of VC `vc` waiting in node `n`'s ejection buffer.
+    [[nodiscard]] std::uint32_t sink_occupancy(std::size_t subnet, node_id n,
+                                               std::uint32_t vc) const {
+        return nets_.at(subnet).sink.size(std::size_t{n} * V_ + vc);
+    }
+
+private:
+    static constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
+    static constexpr std::uint8_t idle_state = 0;
+    static constexpr std::uint8_t vc_alloc_state = 1;
+    static constexpr std::uint8_t active_state = 2;
+    static constexpr std::uint8_t head_flag = 1;
+    static constexpr std::uint8_t tail_flag = 2;
+    static constexpr std::size_t C = traffic_class_count;
+
+    struct flit {
+        std::uint32_t pkt = 0;
+        std::uint16_t seq = 0;
+        std::uint8_t vc = 0;
+        std::uint8_t flags = 0;
+    };
+    struct timed_flit {
+        std::uint64_t due = 0;
+        flit f;
+    };
+    struct timed_credit {
+        std::uint64_t due = 0;
+        std::uint32_t vc = 0;
+    };
+    struct ivc_state {
+        std::uint64_t ready = 0; ///< first cycle the next stage may run
+        std::uint8_t state = idle_state;
+        std::uint8_t out_port = 0;
+        std::uint8_t out_vc = 0;
+        std::uint8_t cls = 0;
+    };
+    struct source_state {
+        std::uint32_t pkt = none;
+        std::uint32_t seq = 0;
+        std::int32_t vc = -1;
+    };
+    struct fabric {
+        std::vector<packet_type> pool;
+        std::vector<std::uint32_t> expect; ///< next flit expected at the destination
+        std::vector<std::uint32_t> free;
+        std::uint64_t used = 0;                ///< packets anywhere in this subnet
+        std::uint64_t credits = 0;             ///< credits on their way back
+        detail::queue_bank<timed_flit> chan;   ///< into router inputs, then node sinks
+        detail::queue_bank<timed_credit> cred; ///< into router outputs, then node sources
+        detail::queue_bank<flit> buf;          ///< router input VCs
+        std::vector<ivc_state> ivc;
+        std::vector<std::uint32_t> ovc_credits;
+        std::vector<std::uint32_t> ovc_free; ///< per router output: mask of free VCs
+        std::vector<std::uint32_t> router_flits;
+        std::vector<Alloc> va;             ///< per router output
+        std::vector<Alloc> sa;             ///< per router
+        std::vector<std::uint32_t> vc_ptr; ///< per router input: VC round-robin
+        detail::queue_bank<flit> sink;     ///< node ejection buffers, per VC
+        std::vector<std::uint32_t> src_credits;
+        std::vector<std::uint8_t> src_busy;
+        std::vector<std::uint32_t> src_last_vc;
+        std::vector<source_state> src;
+        std::vector<std::uint32_t> src_rr;
+        detail::queue_bank<std::uint32_t> injq;
+        detail::queue_bank<std::uint32_t> ejq;
+        std::vector<std::uint32_t> reserved;
+        network_stats s;
+    };
+
+    static const mesh_params& checked(const mesh_params& p) {
+        validate(p);
+        return p;
+    }
+    [[nodiscard]] static std::size_t qi(node_id n, traffic_class c) noexcept {
+        return std::size_t{n} * C + static_cast<std::size_t>(c);
+    }
+    [[nodiscard]] std::size_t ovc(std::uint32_t r, std::uint32_t port, std::uint32_t vc) const {
+        WARPKIT_EXPECTS(r < t_.routers && port < P_ && vc < V_);
+        return (std::size_t{r} * P_ + port) * V_ + vc;
+    }
+    template <class Bank>
+    [[nodiscard]] static std::uint32_t count_vc(const Bank& b, std::size_t q, std::uint32_t vc) {
+        std::uint32_t k = 0;
+        for (std::uint32_t i = 0; i < b.size(q); ++i) {
+            const auto& e = b.at(q, i);
+            if constexpr (requires { e.f; })
+                k += e.f.vc == vc ? 1u : 0u;
+            else
+                k += e.vc == vc ? 1u : 0u;
+        }
+        return k;
+    }
+
+    void build() {
+        P_ = t_.ports;
+        V_ = p_.num_vcs;
+        B_ = p_.vc_buf_size;
+        R_ = t_.routers;
+        N_ = t_.nodes;
+        RP_ = std::size_t{R_} * P_;
+        st_ = p_.st_prepare_delay + p_.st_final_delay;
+        const std::uint32_t all = V_ == 32 ? ~0u : (1u << V_) - 1;
+        class_mask_ = {all, all};
+        if (p_.split_vcs) {
+            const std::uint32_t lo = (1u << (V_ / 2)) - 1;
+            class_mask_ = {lo, all & ~lo};
+        }
+        // Channels: where each router output leads and who feeds each router input.
+        down_.assign(RP_, none);
+        down_lat_.assign(RP_, 0);
+        down_bypassed_.assign(RP_, 0);
+        up_.assign(RP_, none);
+        up_lat_.assign(RP_, 0);
+        std::uint32_t max_lat = p_.link_latency;
+        for (std::uint32_t r = 0; r < R_; ++r) {
+            if (t_.enabled[r] == 0) continue;
+            for (std::uint32_t o = 0; o < P_; ++o) {
+                const std::size_t i = std::size_t{r} * P_ + o;
+                if (o < detail::dirs) {
+                    const std::int32_t q = t_.neighbor[std::size_t{r} * detail::dirs + o];
+                    if (q < 0) continue;
+                    const std::uint32_t b = t_.bypassed[std::size_t{r} * detail::dirs + o];
+                    const std::uint32_t lat = p_.link_latency * (1 + b) + p_.bypass_delay * b;
+                    max_lat = lat > max_lat ? lat : max_lat;
+                    down_[i] = static_cast<std::uint32_t>(q) * P_ + (o ^ 1u);
+                    down_lat_[i] = lat;
+                    down_bypassed_[i] = b;
+                    up_[i] = static_cast<std::uint32_t>(q) * P_ + (o ^ 1u);
+                    up_lat_[i] = lat;
+                } else {
+                    const std::int32_t n = t_.port_node[i];
+                    if (n < 0) continue;
+                    down_[i] = static_cast<std::uint32_t>(RP_) + static_cast<std::uint32_t>(n);
+                    down_lat_[i] = p_.link_latency;
+                    up_[i] = static_cast<std::uint32_t>(RP_) + static_cast<std::uint32_t>(n);
+                    up_lat_[i] = p_.link_latency;
+                }
+            }
+        }
+        const std::size_t depth =
+            std::size_t{p_.sw_alloc_delay} + st_ + p_.credit_delay + max_lat + 3;
+        const std::size_t ivcs = RP_ * V_;
+        nets_.resize(p_.subnets);
+        for (auto& n : nets_) {
+            n.pool.reserve(1024);
+            n.expect.reserve(1024);
+            n.free.reserve(1024);
+            n.chan = detail::queue_bank<timed_flit>(RP_ + N_, depth);
+            n.cred = detail::queue_bank<timed_credit>(RP_ + N_, depth);
+            n.buf = detail::queue_bank<flit>(ivcs, B_);
+            n.ivc.assign(ivcs, ivc_state{});
+            n.ovc_credits.assign(ivcs, B_);
+            n.ovc_free.assign(RP_, all);
+            n.router_flits.assign(R_, 0);
+            n.va.clear();
+            n.va.reserve(RP_);
+            for (std::size_t i = 0; i < RP_; ++i)
+                n.va.emplace_back(std::size_t{P_} * V_, std::size_t{V_}, p_.alloc_iters);
+            n.sa.clear();
+            n.sa.reserve(R_);
+            for (std::size_t i = 0; i < R_; ++i)
+                n.sa.emplace_back(std::size_t{P_}, std::size_t{P_}, p_.alloc_iters);
+            n.vc_ptr.assign(RP_, 0);
+            n.sink = detail::queue_bank<flit>(std::size_t{N_} * V_, B_);
+            n.src_credits.assign(std::size_t{N_} * V_, B_);
+            n.src_busy.assign(std::size_t{N_} * V_, 0);
+            n.src_last_vc.assign(std::size_t{N_} * C, V_ - 1);
+            n.src.assign(std::size_t{N_} * C, source_state{});
+            n.src_rr.assign(N_, 0);
+            n.injq =
+                detail::queue_bank<std::uint32_t>(std::size_t{N_} * C, p_.inject_queue_packets);
+            n.ejq = detail::queue_bank<std::uint32_t>(std::size_t{N_} * C, p_.eject_queue_packets);
+            n.reserved.assign(std::size_t{N_} * C, 0);
+            n.s.nodes.assign(N_, node_stats{});
+            n.s.routers.assign(R_, router_stats{});
+        }
+        eject_rr_.assign(N_, 0);
+        va_req_.assign(std::size_t{P_} * P_ * V_, 0);
+        va_match_.assign(std::size_t{P_} * V_, -1);
+        sa_req_.assign(P_, 0);
+        spec_req_.assign(P_, 0);
+        sa_match_.assign(P_, -1);
+        sa_vc_.assign(std::size_t{P_} * P_, 0);
+        spec_vc_.assign(std::size_t{P_} * P_, 0);
+    }
+
+    bool step(fabric& n) {
+        if (n.used == 0 && n.credits == 0) return false;
+        for (node_id i = 0; i < N_; ++i) {
+            sink_step(n, i);
+            source_step(n, i);
+        }
+        for (std::uint32_t r = 0; r < R_; ++r)
+            if (t_.enabled[r] != 0) router_step(n, r);
+        return true;
+    }
+
+    // ---- node interfaces ----------------------------------------------------------------
+    void sink_step(fabric& n, node_id node) {
+        const std::size_t ci = RP_ + node;
+        while (!n.chan.empty(ci) && n.chan.front(ci).due <= now_) {
+            const flit f = n.chan.front(ci).f;
+            n.chan.pop(ci);
+            n.sink.push(std::size_t{node} * V_ + f.vc, f);
+        }
+        const std::size_t back = std::size_t{t_.host[node]} * P_ + t_.local[node];
+        for (std::uint32_t v = 0; v < V_; ++v) {
+            const std::size_t q = std::size_t{node} * V_ + v;
+            while (!n.sink.empty(q)) {
+                const flit f = n.sink.front(q);
+                auto& pk = n.pool[f.pkt];
+                const std::size_t e = qi(node, pk.cls);
+                if ((f.flags & head_flag) != 0) {
+                    if (n.ejq.size(e) + n.reserved[e] >= n.ejq.capacity()) break;
+                    ++n.reserved[e];
+                }
+                if (f.seq != n.expect[f.pkt]) ++n.s.order_errors;
+                n.expect[f.pkt] = f.seq + 1u;
+                n.sink.pop(q);
+                ++n.s.flits_ejected;
+                ++n.s.nodes[node].flits_ejected;
+                n.cred.push(back, timed_credit{now_ + 1 + p_.link_latency, v});
+                ++n.credits;
+                ++n.s.credits;
+                if ((f.flags & tail_flag) != 0) {
+                    --n.reserved[e];
+                    pk.ejected = now_;
+                    n.ejq.push(e, f.pkt);
+                    ++n.s.packets_ejected;
+                    ++n.s.nodes[node].packets_ejected;
+                    n.s.packet_latency.add(pk.latency());
+                    n.s.network_latency.add(pk.network_latency());
+                    n.s.hops.add(pk.hops);
+                }
+            }
+        }
+    }
+
+    void source_step(fabric& n, node_id node) {
+        const std::size_t ci = RP_ + node;
+        while (!n.cred.empty(ci) && n.cred.front(ci).due <= now_) {
+            ++n.src_credits[std::size_t{node} * V_ + n.cred.front(ci).vc];
+            n.cred.pop(ci);
+            --n.credits;
+        }
+        for (std::size_t k = 0; k < C; ++k) {
+            std::size_t c = n.src_rr[node] + k;
+            if (c >= C) c -= C;
+            const std::size_t e = std::size_t{node} * C + c;
+            source_state& st = n.src[e];
+            if (st.pkt == none) {
+                if (n.injq.empty(e)) continue;
+                st.pkt = n.injq.front(e);
+                n.injq.pop(e);
+                st.seq = 0;
+                st.vc = -1;
+            }
+            const std::size_t cv = std::size_t{node} * V_;
+            if (st.vc < 0) {
+                // A VC not held by another of this node's packets, with room, round-robin.
+                const std::uint32_t last = n.src_last_vc[e];
+                for (std::uint32_t j = 1; j <= V_; ++j) {
+                    const std::uint32_t v = (last + j) % V_;
+                    if ((class_mask_[c] >> v & 1u) == 0) continue;
+                    if (n.src_busy[cv + v] != 0 || n.src_credits[cv + v] == 0) continue;
+                    st.vc = static_cast<std::int32_t>(v);
+                    break;
+                }
+                if (st.vc < 0) continue;
+            }
+            const auto v = static_cast<std::uint32_t>(st.vc);
+            if (n.src_credits[cv + v] == 0) continue;
+            auto& pk = n.pool[st.pkt];
+            flit f;
+            f.pkt = st.pkt;
+            f.seq = static_cast<std::uint16_t>(st.seq);
+            f.vc = static_cast<std::uint8_t>(v);
+            f.flags = static_cast<std::uint8_t>((st.seq == 0 ? head_flag : 0) |
+                                                (st.seq + 1 == pk.flits ? tail_flag : 0));
+            n.chan.push(std::size_t{t_.host[node]} * P_ + t_.local[node],
+                        timed_flit{now_ + 1 + p_.link_latency, f});
+            --n.src_credits[cv + v];
+            ++n.s.flits_injected;
+            ++n.s.nodes[node].flits_injected;
+            if (st.seq == 0) {
+                n.src_busy[cv + v] = 1;
+                pk.injected = now_;
+                ++n.s.packets_injected;
+                ++n.s.nodes[node].packets_injected;
+            }
+            if (++st.seq == pk.flits) {
+                n.src_busy[cv + v] = 0;
+                n.src_last_vc[e] = v;
+                st.pkt = none;
+                st.vc = -1;
+            }
+            n.src_rr[node] = static_cast<std::uint32_t>(c + 1 == C ? 0 : c + 1);
+            break;
+        }
+    }
+
+    // ---- routers ------------------------------------------------------------------------
+    void start_packet(fabric& n, std::uint32_t r, std::size_t i, const flit& f,
+                      std::uint64_t ready) {
+        const auto& pk = n.pool[f.pkt];
+        ivc_state& st = n.ivc[i];
+        st.out_port = t_.route[std::size_t{r} * N_ + pk.dst];
+        st.cls = static_cast<std::uint8_t>(pk.cls);
+        st.state = vc_alloc_state;
+        st.ready = ready;
+    }
+
+    void router_step(fabric& n, std::uint32_t r) {
+        const std::size_t base = std::size_t{r} * P_;
+        for (std::uint32_t p = 0; p < P_; ++p) {
+            const std::size_t ci = base + p;
+            while (!n.chan.empty(ci) && n.chan.front(ci).due <= now_) {
+                const flit f = n.chan.front(ci).f;
+                n.chan.pop(ci);
+                const std::size_t i = ci * V_ + f.vc;
+                n.buf.push(i, f);
+                ++n.router_flits[r];
+                ++n.s.buffer_writes;
+                ++n.s.routers[r].buffer_writes;
+                if ((f.flags & head_flag) != 0 && n.ivc[i].state == idle_state)
+                    start_packet(n, r, i, f, now_ + p_.routing_delay);
+            }
+            while (!n.cred.empty(ci) && n.cred.front(ci).due <= now_) {
+                ++n.ovc_credits[ci * V_ + n.cred.front(ci).vc];
+                n.cred.pop(ci);
+                --n.credits;
+            }
+        }
+        if (n.router_flits[r] == 0) return;
+        allocate_vcs(n, r);
+        allocate_switch(n, r);
+    }
+
+    void allocate_vcs(fabric& n, std::uint32_t r) {
+        const std::size_t base = std::size_t{r} * P_;
+        const std::size_t pv = std::size_t{P_} * V_;
+        std::uint32_t outputs = 0;
+        for (std::size_t k = 0; k < pv; ++k) {
+            const ivc_state& st = n.ivc[base * V_ + k];
+            if (st.state != vc_alloc_state || st.ready > now_) continue;
+            const std::uint32_t want = class_mask_[st.cls] & n.ovc_free[base + st.out_port];
+            if (want == 0) continue;
+            va_req_[st.out_port * pv + k] = want;
+            outputs |= 1u << st.out_port;
+        }
+        for (; outputs != 0; outputs &= outputs - 1) {
+            const auto o = static_cast<std::uint32_t>(std::countr_zero(outputs));
+            const std::span<std::uint64_t> req(va_req_.data() + o * pv, pv);
+            for (auto& m : va_match_)
+                m = -1;
+            n.va[base + o].allocate(req, va_match_);
+            for (std::size_t k = 0; k < pv; ++k) {
+                req[k] = 0;
+                if (va_match_[k] < 0) continue;
+                const auto w = static_cast<std::uint32_t>(va_match_[k]);
+                ivc_state& st = n.ivc[base * V_ + k];
+                n.ovc_free[base + o] &= ~(1u << w);
+                st.out_vc = static_cast<std::uint8_t>(w);
+                st.state = active_state;
+                st.ready = now_ + p_.vc_alloc_delay;
+                ++n.s.vc_allocations;
+                ++n.s.routers[r].vc_allocations;
+                if (p_.speculative && n.ovc_credits[(base + o) * V_ + w] > 0) {
+                    const std::size_t p = k / V_;
+                    spec_req_[p] |= std::uint64_t{1} << o;
+                    spec_vc_[p * P_ + o] |= 1u << (k % V_);
+                    any_spec_ = true;
+                }
+            }
+        }
+    }
+
+    void allocate_switch(fabric& n, std::uint32_t r) {
+        const std::size_t base = std::size_t{r} * P_;
+        bool any = false;
+        for (std::uint32_t p = 0; p < P_; ++p) {
+            sa_match_[p] = -1;
+            for (std::uint32_t v = 0; v < V_; ++v) {
+                const std::size_t i = (base + p) * V_ + v;
+                const ivc_state& st = n.ivc[i];
+                if (st.state != active_state || st.ready > now_ || n.buf.empty(i)) continue;
+                if (n.ovc_credits[(base + st.out_port) * V_ + st.out_vc] == 0) continue;
+                sa_req_[p] |= std::uint64_t{1} << st.out_port;
+                sa_vc_[std::size_t{p} * P_ + st.out_port] |= 1u << v;
+                any = true;
+            }
+        }
+        std::uint32_t first_pass = 0;
+        if (any) {
+            n.sa[r].allocate(sa_req_, sa_match_);
+            for (std::uint32_t p = 0; p < P_; ++p)
+                if (sa_match_[p] >= 0) first_pass |= 1u << p;
+        }
+        if (any_spec_) {
+            std::uint64_t taken = 0;
+            for (std::uint32_t p = 0; p < P_; ++p)
+                if (sa_match_[p] >= 0) taken |= std::uint64_t{1} << sa_match_[p];
+            n.sa[r].allocate(spec_req_, sa_match_, taken);
+        }
+        for (std::uint32_t p = 0; p < P_; ++p) {
+            if (sa_match_[p] >= 0) {
+                const auto o = static_cast<std::uint32_t>(sa_match_[p]);
+                const bool spec = (first_pass >> p & 1u) == 0;
+                const std::uint32_t mask =
+                    spec ? spec_vc_[std::size_t{p} * P_ + o] : sa_vc_[std::size_t{p} * P_ + o];
+                const std::uint32_t v = detail::first_from(mask, n.vc_ptr[base + p]);
+                n.vc_ptr[base + p] = v + 1 == V_ ? 0 : v + 1;
+                if (spec) ++n.s.speculative_grants;
+                traverse(n, r, p, v);
+            }
+            if (sa_req_[p] != 0 || spec_req_[p] != 0) {
+                for (std::uint32_t o = 0; o < P_; ++o) {
+                    sa_vc_[std::size_t{p} * P_ + o] = 0;
+                    spec_vc_[std::size_t{p} * P_ + o] = 0;
+                }
+                sa_req_[p] = 0;
+                spec_req_[p] = 0;
+            }
+        }
+        any_spec_ = false;
+    }
+
+    void traverse(fabric& n, std::uint32_t r, std::uint32_t p, std::uint32_t v) {
+        const std::size_t in = std::size_t{r} * P_ + p;
+        const std::size_t i = in * V_ + v;
+        ivc_state& st = n.ivc[i];
+        flit f = n.buf.front(i);
+        n.buf.pop(i);
+        --n.router_flits[r];
+        const std::size_t out = std::size_t{r} * P_ + st.out_port;
+        --n.ovc_credits[out * V_ + st.out_vc];
+        f.vc = st.out_vc;
+        const std::uint64_t leave = now_ + p_.sw_alloc_delay;
+        n.chan.push(down_[out], timed_flit{leave + st_ + down_lat_[out], f});
+        n.cred.push(up_[in], timed_credit{leave + p_.credit_delay + up_lat_[in], v});
+        ++n.credits;
+        auto& rs = n.s.routers[r];
+        ++n.s.buffer_reads;
+        ++rs.buffer_reads;
+        ++n.s.switch_allocations;
+        ++rs.switch_allocations;
+        ++n.s.router_traversals;
+        ++rs.switch_traversals;
+        ++n.s.credits;
+        if (st.out_port < detail::dirs) {
+            ++n.s.link_traversals;
+            ++rs.link_traversals;
+            n.s.bypass_traversals += down_bypassed_[out];
+        }
+        if ((f.flags & head_flag) != 0) ++n.pool[f.pkt].hops;
+        if ((f.flags & tail_flag) != 0) {
+            n.ovc_free[out] |= 1u << st.out_vc;
+            if (n.buf.empty(i)) {
+                st.state = idle_state;
+            } else {
+                // The next packet in this VC starts routing the cycle after the tail left.
+                start_packet(n, r, i, n.buf.front(i), now_ + 1 + p_.routing_delay);
+            }
+        }
+    }
+
+    mesh_params p_;
+    mesh_topology t_;
+    std::vector<fabric> nets_;
+    std::uint32_t P_ = 0;
+    std::uint32_t V_ = 0;
+    std::uint32_t B_ = 0;
+    std::uint32_t R_ = 0;
+    std::uint32_t N_ = 0;
+    std::size_t RP_ = 0;
+    std::uint32_t st_ = 0;
+    std::array<std::uint32_t, C> class_mask_{};
+    std::vector<std::uint32_t> down_;
+    std::vector<std::uint32_t> down_lat_;
+    std::vector<std::uint32_t> down_bypassed_;
+    std::vector<std::uint32_t> up_;
+    std::vector<std::uint32_t> up_lat_;
+    std::vector<std::uint8_t> eject_rr_;
+    // Allocation scratch, reused by every router.
+    std::vector<std::uint64_t> va_req_;
+    std::vector<std::int32_t> va_match_;
+    std::vector<std::uint64_t> sa_req_;
+    std::vector<std::uint64_t> spec_req_;
+    std::vector<std::int32_t> sa_match_;
+    std::vector<std::uint32_t> sa_vc_;
+    std::vector<std::uint32_t> spec_vc_;
+    bool any_spec_ = false;
+    std::uint64_t now_ = 0;
+    std::uint64_t next_id_ = 0;
+};
+
+} // namespace warpkit::noc
