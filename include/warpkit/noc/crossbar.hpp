@@ -1,0 +1,414 @@
+#pragma once
+/// \file
+/// `crossbar`: every node to every node through one switch (the GTX480's interconnect
+/// between SMs and L2 slices), with input buffers (one FIFO per input, or virtual output
+/// queues), output buffers, round-robin or iSLIP arbitration, packets holding their
+/// input-output connection from head to tail, and request / reply subnets.
+
+#include <warpkit/core/error.hpp>
+#include <warpkit/core/params.hpp>
+#include <warpkit/core/reflect.hpp>
+#include <warpkit/core/stats.hpp>
+#include <warpkit/noc/allocator.hpp>
+#include <warpkit/noc/concepts.hpp>
+#include <warpkit/noc/detail/queue_bank.hpp>
+#include <warpkit/noc/network_stats.hpp>
+#include <warpkit/noc/packet.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <utility>
+#include <vector>
+
+namespace warpkit::noc {
+
+/// Shape and timing of a crossbar. Defaults: GTX480-like, as GPGPU-Sim models it: 27 nodes
+/// (15 SMs and 12 L2 slices), separate request and reply networks, 32-byte flits (paper 000:
+/// the GPU interconnect is 32 bytes wide), 8-flit input and output buffers, one FIFO per input.
+struct crossbar_params {
+    std::uint32_t nodes = 27;
+    std::uint32_t subnets = 2; ///< 2: requests and replies on separate crossbars
+    /// Virtual output queues (one queue per output at every input) instead of one FIFO.
+    bool voq = false;
+    std::uint32_t input_buffer_flits = 8;  ///< per input (shared by its VOQs)
+    std::uint32_t output_buffer_flits = 8; ///< per output
+    /// Cycles from winning the switch to reaching the output buffer. The default gives the
+    /// 6-cycle zero-load latency of one BookSim router with routing 0, VC and switch
+    /// allocation 1 and one-cycle channels.
+    std::uint32_t latency = 5;
+    std::uint32_t alloc_iters = 1;
+    std::uint32_t inject_queue_packets = 16; ///< per node and class
+    std::uint32_t eject_queue_packets = 64;  ///< per node and class
+    std::uint32_t flit_bits = 256;
+    WARPKIT_FIELDS(crossbar_params, nodes, subnets, voq, input_buffer_flits, output_buffer_flits,
+                   latency, alloc_iters, inject_queue_packets, eject_queue_packets, flit_bits)
+
+    void validate() const {
+        check_range("nodes", nodes, 1u, 64u);
+        check_range("subnets", subnets, 1u, 2u);
+        check_range("input_buffer_flits", input_buffer_flits, 1u, 4096u);
+        check_range("output_buffer_flits", output_buffer_flits, 1u, 4096u);
+        check_range("latency", latency, 1u, 1024u);
+        check_range("alloc_iters", alloc_iters, 1u, 8u);
+        check_range("inject_queue_packets", inject_queue_packets, 1u, 1u << 20);
+        check_range("eject_queue_packets", eject_queue_packets, 1u, 1u << 20);
+        check_range("flit_bits", flit_bits, 1u, 4096u);
+    }
+};
+
+/// The GTX480-like crossbar (the defaults).
+[[nodiscard]] inline crossbar_params gtx480_crossbar() {
+    return {};
+}
+
+// A cycle: outputs hand one flit each to their node (a head flit only when the node's
+// ejection queue has room), connected input-output pairs move the next flit of their packet,
+// free inputs and outputs are matched by `Alloc` over the head flits waiting (each output with
+// room for a flit), then every node interface writes one flit into its input buffer, which
+// competes from the next cycle. Zero-load latency: 1 + latency + (flits - 1).
+
+/// Crossbar network carrying packet<Payload>; `Alloc` is islip or round_robin.
+template <class Payload = std::uint64_t, allocator Alloc = islip>
+class crossbar {
+public:
+    using packet_type = packet<Payload>;
+    using params_type = crossbar_params;
+    using stats_type = network_stats;
+
+    explicit crossbar(const crossbar_params& p = {}) : p_(checked(p)) { build(); }
+
+    [[nodiscard]] const crossbar_params& params() const noexcept { return p_; }
+    [[nodiscard]] std::size_t nodes() const noexcept { return N_; }
+    [[nodiscard]] std::size_t subnets() const noexcept { return nets_.size(); }
+    [[nodiscard]] std::uint64_t now() const noexcept { return now_; }
+
+    /// Counters summed over the subnets (routers[0] is the switch).
+    [[nodiscard]] network_stats stats() const {
+        network_stats s = nets_[0].s;
+        for (std::size_t i = 1; i < nets_.size(); ++i)
+            accumulate(s, nets_[i].s);
+        s.cycles = now_;
+        return s;
+    }
+    [[nodiscard]] const network_stats& subnet_stats(std::size_t sub) const {
+        WARPKIT_EXPECTS(sub < nets_.size());
+        return nets_[sub].s;
+    }
+    [[nodiscard]] std::size_t subnet_of(traffic_class c) const noexcept {
+        return nets_.size() == 1 ? 0 : static_cast<std::size_t>(c);
+    }
+
+    [[nodiscard]] bool can_inject(node_id src,
+                                  traffic_class c = traffic_class::request) const noexcept {
+        return src < N_ && !nets_[subnet_of(c)].injq.full(qi(src, c));
+    }
+    /// Queues `pk` at its source (with VOQs, a packet must fit the input buffer); returns
+    /// its id.
+    std::uint64_t inject(packet_type pk) {
+        WARPKIT_EXPECTS(can_inject(pk.src, pk.cls) && pk.dst < N_ && pk.flits >= 1 &&
+                        (!p_.voq || pk.flits <= p_.input_buffer_flits));
+        auto& n = nets_[subnet_of(pk.cls)];
+        if (pk.created == no_time) pk.created = now_;
+        pk.id = next_id_++;
+        pk.injected = no_time;
+        pk.ejected = no_time;
+        pk.hops = 0;
+        std::uint32_t slot;
+        if (!n.free.empty()) {
+            slot = n.free.back();
+            n.free.pop_back();
+            n.pool[slot] = std::move(pk);
+            n.expect[slot] = 0;
+        } else {
+            slot = static_cast<std::uint32_t>(n.pool.size());
+            n.pool.push_back(std::move(pk));
+            n.expect.push_back(0);
+        }
+        ++n.used;
+        const auto& q = n.pool[slot];
+        n.injq.push(qi(q.src, q.cls), slot);
+        return q.id;
+    }
+
+    /// Simulates one cycle; false when no subnet held a packet.
+    bool tick() {
+        bool busy = false;
+        for (auto& n : nets_) {
+            busy = step(n) || busy;
+            ++n.s.cycles;
+        }
+        ++now_;
+        return busy;
+    }
+
+    [[nodiscard]] bool can_eject(node_id dst) const noexcept {
+        return can_eject(dst, traffic_class::request) || can_eject(dst, traffic_class::reply);
+    }
+    [[nodiscard]] bool can_eject(node_id dst, traffic_class c) const noexcept {
+        return dst < N_ && !nets_[subnet_of(c)].ejq.empty(qi(dst, c));
+    }
+    /// The oldest delivered packet at `dst`, classes taken in turn.
+    [[nodiscard]] packet_type eject(node_id dst) {
+        WARPKIT_EXPECTS(can_eject(dst));
+        auto c = static_cast<traffic_class>(eject_rr_[dst]);
+        if (!can_eject(dst, c)) c = static_cast<traffic_class>(1 - eject_rr_[dst]);
+        eject_rr_[dst] = static_cast<std::uint8_t>(1 - static_cast<unsigned>(c));
+        return eject(dst, c);
+    }
+    [[nodiscard]] packet_type eject(node_id dst, traffic_class c) {
+        WARPKIT_EXPECTS(can_eject(dst, c));
+        auto& n = nets_[subnet_of(c)];
+        const std::uint32_t slot = n.ejq.front(qi(dst, c));
+        n.ejq.pop(qi(dst, c));
+        packet_type pk = std::move(n.pool[slot]);
+        n.free.push_back(slot);
+        --n.used;
+        return pk;
+    }
+    [[nodiscard]] bool idle() const noexcept {
+        for (const auto& n : nets_)
+            if (n.used != 0) return false;
+        return true;
+    }
+
+    /// Flits in input `i`'s buffer (all its queues).
+    [[nodiscard]] std::uint32_t input_occupancy(std::size_t sub, node_id i) const {
+        return nets_.at(sub).in_count[i];
+    }
+    /// Flits in (or on their way to) output `o`'s buffer.
+    [[nodiscard]] std::uint32_t output_occupancy(std::size_t sub, node_id o) const {
+        return nets_.at(sub).out.size(o);
+    }
+
+private:
+    static constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
+    static constexpr std::uint8_t head_flag = 1;
+    static constexpr std::uint8_t tail_flag = 2;
+    static constexpr std::size_t C = traffic_class_count;
+
+    struct flit {
+        std::uint32_t pkt = 0;
+        std::uint32_t seq = 0;
+        std::uint32_t dst = 0;
+        std::uint8_t flags = 0;
+    };
+    struct timed_flit {
+        std::uint64_t due = 0;
+        flit f;
+    };
+    struct source_state {
+        std::uint32_t pkt = none;
+        std::uint32_t seq = 0;
+    };
+    struct fabric {
+        std::vector<packet_type> pool;
+        std::vector<std::uint32_t> expect;
+        std::vector<std::uint32_t> free;
+        std::uint64_t used = 0;
+        detail::queue_bank<flit> in;         ///< per input (FIFO) or input x output (VOQ)
+        std::vector<std::uint32_t> in_count; ///< flits per input
+        detail::queue_bank<timed_flit> out;  ///< per output, flits in the switch included
+        std::vector<std::int32_t> in_lock;   ///< output an input is connected to, or -1
+        std::vector<std::int32_t> out_lock;  ///< input an output is connected to, or -1
+        Alloc alloc;
+        std::vector<source_state> src;
+        std::vector<std::uint32_t> src_rr;
+        detail::queue_bank<std::uint32_t> injq;
+        detail::queue_bank<std::uint32_t> ejq;
+        std::vector<std::uint32_t> reserved;
+        network_stats s;
+        fabric(std::uint32_t nodes, std::uint32_t iters) : alloc(nodes, nodes, iters) {}
+    };
+
+    static const crossbar_params& checked(const crossbar_params& p) {
+        validate(p);
+        return p;
+    }
+    [[nodiscard]] static std::size_t qi(node_id n, traffic_class c) noexcept {
+        return std::size_t{n} * C + static_cast<std::size_t>(c);
+    }
+    [[nodiscard]] std::size_t inq(node_id i, node_id o) const noexcept {
+        return p_.voq ? std::size_t{i} * N_ + o : i;
+    }
+
+    void build() {
+        N_ = p_.nodes;
+        for (std::uint32_t k = 0; k < p_.subnets; ++k) {
+            fabric& n = nets_.emplace_back(N_, p_.alloc_iters);
+            n.pool.reserve(1024);
+            n.expect.reserve(1024);
+            n.free.reserve(1024);
+            n.in =
+                detail::queue_bank<flit>(p_.voq ? std::size_t{N_} * N_ : N_, p_.input_buffer_flits);
+            n.in_count.assign(N_, 0);
+            n.out = detail::queue_bank<timed_flit>(N_, p_.output_buffer_flits);
+            n.in_lock.assign(N_, -1);
+            n.out_lock.assign(N_, -1);
+            n.src.assign(std::size_t{N_} * C, source_state{});
+            n.src_rr.assign(N_, 0);
+            n.injq =
+                detail::queue_bank<std::uint32_t>(std::size_t{N_} * C, p_.inject_queue_packets);
+            n.ejq = detail::queue_bank<std::uint32_t>(std::size_t{N_} * C, p_.eject_queue_packets);
+            n.reserved.assign(std::size_t{N_} * C, 0);
+            n.s.nodes.assign(N_, node_stats{});
+            n.s.routers.assign(1, router_stats{});
+        }
+        eject_rr_.assign(N_, 0);
+        req_.assign(N_, 0);
+        match_.assign(N_, -1);
+    }
+
+    bool step(fabric& n) {
+        if (n.used == 0) return false;
+        for (node_id o = 0; o < N_; ++o)
+            sink_step(n, o);
+        switch_step(n);
+        for (node_id i = 0; i < N_; ++i)
+            source_step(n, i);
+        return true;
+    }
+
+    void sink_step(fabric& n, node_id o) {
+        if (n.out.empty(o) || n.out.front(o).due > now_) return;
+        const flit f = n.out.front(o).f;
+        auto& pk = n.pool[f.pkt];
+        const std::size_t e = qi(o, pk.cls);
+        if ((f.flags & head_flag) != 0) {
+            if (n.ejq.size(e) + n.reserved[e] >= n.ejq.capacity()) return;
+            ++n.reserved[e];
+        }
+        n.out.pop(o);
+        ++n.s.buffer_reads;
+        ++n.s.routers[0].buffer_reads;
+        if (f.seq != n.expect[f.pkt]) ++n.s.order_errors;
+        n.expect[f.pkt] = f.seq + 1;
+        ++n.s.flits_ejected;
+        ++n.s.nodes[o].flits_ejected;
+        if ((f.flags & tail_flag) != 0) {
+            --n.reserved[e];
+            pk.ejected = now_;
+            pk.hops = 1;
+            n.ejq.push(e, f.pkt);
+            ++n.s.packets_ejected;
+            ++n.s.nodes[o].packets_ejected;
+            n.s.packet_latency.add(pk.latency());
+            n.s.network_latency.add(pk.network_latency());
+            n.s.hops.add(1);
+        }
+    }
+
+    void move(fabric& n, node_id i, node_id o) {
+        const std::size_t q = inq(i, o);
+        const flit f = n.in.front(q);
+        n.in.pop(q);
+        --n.in_count[i];
+        n.out.push(o, timed_flit{now_ + p_.latency, f});
+        auto& rs = n.s.routers[0];
+        ++n.s.buffer_reads;
+        ++rs.buffer_reads;
+        ++n.s.buffer_writes; // into the output buffer
+        ++rs.buffer_writes;
+        ++n.s.router_traversals;
+        ++rs.switch_traversals;
+        ++n.s.switch_allocations;
+        ++rs.switch_allocations;
+        if ((f.flags & tail_flag) != 0) {
+            n.in_lock[i] = -1;
+            n.out_lock[o] = -1;
+        } else {
+            n.in_lock[i] = static_cast<std::int32_t>(o);
+            n.out_lock[o] = static_cast<std::int32_t>(i);
+        }
+    }
+
+    void switch_step(fabric& n) {
+        // Connections first: the next flit of a packet already under way.
+        std::uint64_t taken = 0;
+        std::uint64_t busy_in = 0; // inputs connected at the start of the cycle
+        for (node_id o = 0; o < N_; ++o) {
+            const std::int32_t i = n.out_lock[o];
+            if (i < 0) continue;
+            taken |= std::uint64_t{1} << o;
+            const auto in = static_cast<node_id>(i);
+            busy_in |= std::uint64_t{1} << in;
+            const std::size_t q = inq(in, o);
+            if (!n.in.empty(q) && !n.out.full(o)) move(n, in, o);
+        }
+        // Free inputs and outputs: head flits request their output.
+        bool any = false;
+        for (node_id i = 0; i < N_; ++i) {
+            req_[i] = 0;
+            const bool connected = (busy_in >> i & 1u) != 0;
+            match_[i] = connected ? 0 : -1;
+            if (connected || n.in_count[i] == 0) continue;
+            if (p_.voq) {
+                for (node_id o = 0; o < N_; ++o)
+                    if (!n.in.empty(inq(i, o)) && !n.out.full(o)) req_[i] |= std::uint64_t{1} << o;
+            } else {
+                const std::uint32_t o = n.in.front(i).dst;
+                if (!n.out.full(o)) req_[i] = std::uint64_t{1} << o;
+            }
+            any = any || req_[i] != 0;
+        }
+        if (!any) return;
+        n.alloc.allocate(req_, match_, taken);
+        for (node_id i = 0; i < N_; ++i)
+            if ((busy_in >> i & 1u) == 0 && match_[i] >= 0)
+                move(n, i, static_cast<node_id>(match_[i]));
+    }
+
+    void source_step(fabric& n, node_id node) {
+        if (n.in_count[node] == p_.input_buffer_flits) return;
+        for (std::size_t k = 0; k < C; ++k) {
+            std::size_t c = n.src_rr[node] + k;
+            if (c >= C) c -= C;
+            const std::size_t e = std::size_t{node} * C + c;
+            source_state& st = n.src[e];
+            if (st.pkt == none) {
+                if (n.injq.empty(e)) continue;
+                st.pkt = n.injq.front(e);
+                n.injq.pop(e);
+                st.seq = 0;
+            }
+            auto& pk = n.pool[st.pkt];
+            const std::size_t q = inq(node, pk.dst);
+            if (n.in.full(q)) continue;
+            // With VOQs a connected input may wait for the rest of its packet while other
+            // queues fill the buffer: a packet enters only when all of it fits.
+            if (p_.voq && st.seq == 0 && n.in_count[node] + pk.flits > p_.input_buffer_flits)
+                continue;
+            flit f;
+            f.pkt = st.pkt;
+            f.seq = st.seq;
+            f.dst = pk.dst;
+            f.flags = static_cast<std::uint8_t>((st.seq == 0 ? head_flag : 0) |
+                                                (st.seq + 1 == pk.flits ? tail_flag : 0));
+            n.in.push(q, f);
+            ++n.in_count[node];
+            ++n.s.buffer_writes;
+            ++n.s.routers[0].buffer_writes;
+            ++n.s.flits_injected;
+            ++n.s.nodes[node].flits_injected;
+            if (st.seq == 0) {
+                pk.injected = now_;
+                ++n.s.packets_injected;
+                ++n.s.nodes[node].packets_injected;
+            }
+            if (++st.seq == pk.flits) st.pkt = none;
+            n.src_rr[node] = static_cast<std::uint32_t>(c + 1 == C ? 0 : c + 1);
+            break;
+        }
+    }
+
+    crossbar_params p_;
+    std::uint32_t N_ = 0;
+    std::vector<fabric> nets_;
+    std::vector<std::uint8_t> eject_rr_;
+    std::vector<std::uint64_t> req_;
+    std::vector<std::int32_t> match_;
+    std::uint64_t now_ = 0;
+    std::uint64_t next_id_ = 0;
+};
+
+} // namespace warpkit::noc
