@@ -10,6 +10,7 @@
 #include <warpkit/isa.hpp>
 #include <warpkit/issue.hpp>
 #include <warpkit/mem.hpp>
+#include <warpkit/noc.hpp>
 #include <warpkit/power.hpp>
 #include <warpkit/ppa.hpp>
 #include <warpkit/simt.hpp>
