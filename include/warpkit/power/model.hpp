@@ -116,8 +116,10 @@ public:
     using params_type = model_params;
 
     explicit model(const model_params& p = {}) : p_(checked(p)) {
-        for (std::size_t i = 0; i < sm_component_count + 3; ++i)
+        for (std::size_t i = 0; i < sm_component_count + 3; ++i) {
             energy_j_[i] = at(p_, component_at(i)).energy_per_access_j(p_.nominal_mhz);
+            leakage_w_[i] = at(p_, component_at(i)).leakage_w;
+        }
     }
 
     [[nodiscard]] const model_params& params() const noexcept { return p_; }
@@ -188,8 +190,8 @@ public:
                 sp.dynamic_w[i] = work[i] * energy_j_[i] * dyn_scale * inv_t;
                 out.dynamic_w[i] += sp.dynamic_w[i];
                 const auto off = std::min<std::uint64_t>(sa.leakage_off_cycles[i], a.cycles);
-                sp.leakage_w[i] = at(p_, component_at(i)).leakage_w * leak_scale *
-                                  static_cast<double>(a.cycles - off) / cycles;
+                sp.leakage_w[i] =
+                    leakage_w_[i] * leak_scale * static_cast<double>(a.cycles - off) / cycles;
                 out.leakage_w[i] += sp.leakage_w[i];
             }
             const auto active = std::min<std::uint64_t>(sa.active_cycles, a.cycles);
@@ -204,7 +206,7 @@ public:
         for (std::size_t k = 0; k < 3; ++k) {
             const std::size_t i = sm_component_count + k;
             out.dynamic_w[i] = static_cast<double>(chip_counts[k]) * energy_j_[i] * inv_t;
-            out.leakage_w[i] = at(p_, component_at(i)).leakage_w;
+            out.leakage_w[i] = leakage_w_[i];
         }
         out.dynamic_w[index(component::dram)] = dram_energy_j(c.dram, p_.dram) * inv_t;
         if (gate) out.gating_overhead_w = p_.lane_gating.overhead_w * clock_scale;
@@ -217,6 +219,7 @@ private:
     }
     model_params p_;
     std::array<double, component_count> energy_j_{};
+    std::array<double, component_count> leakage_w_{};
 };
 
 /// Multiplies the peak power of component `c` by `x` (for DRAM: its four energies), as the

@@ -1,0 +1,311 @@
+#pragma once
+// warpkit-power: runs a kernel on a GPU preset cycle by cycle and turns the SMs' counters
+// into power::activity intervals. The power model never reads an SM; this file is the one
+// place that maps GPU counters to the model's components (the table in mapping_table()).
+// Counters the SM does not keep yet (register operands, cache hits, DRAM commands, NoC
+// flits) are modelled from what it keeps, with the rates in mapping_params.
+
+#include <warpkit/core/error.hpp>
+#include <warpkit/core/params.hpp>
+#include <warpkit/core/reflect.hpp>
+#include <warpkit/gpu/cta_dispatcher.hpp>
+#include <warpkit/gpu/global_memory.hpp>
+#include <warpkit/gpu/gpu.hpp>
+#include <warpkit/gpu/isa_kernel.hpp>
+#include <warpkit/gpu/presets.hpp>
+#include <warpkit/isa/unit_class.hpp>
+#include <warpkit/power/activity.hpp>
+#include <warpkit/power/component.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace example {
+
+namespace wp = warpkit::power;
+
+/// Rates that stand in for counters the SM does not keep. Defaults: Fermi-like operand
+/// counts per unit class (int, fp, sfu, ldst, branch, ctrl; FP includes FMA's third
+/// source); Rodinia-typical L1 / L2 hit rates on the GTX480; a 128-byte line in 32-byte
+/// flits and 64-byte GDDR5 bursts (64-bit channel, burst of 8).
+struct mapping_params {
+    std::array<double, warpkit::isa::unit_class_count> reads_per_inst = {2.0, 2.5, 1.0,
+                                                                         1.5, 1.0, 0.0};
+    std::array<double, warpkit::isa::unit_class_count> writes_per_inst = {1.0, 1.0, 1.0,
+                                                                          0.7, 0.0, 0.0};
+    double l1_hit_rate = 0.3;     ///< of global loads
+    double l2_hit_rate = 0.5;     ///< of L2 accesses
+    double store_fraction = 0.25; ///< of global transactions (stores bypass L1)
+    double row_hit_rate = 0.5;    ///< DRAM requests finding their row open
+    std::uint32_t line_bytes = 128;
+    std::uint32_t flit_bytes = 32;
+    std::uint32_t dram_burst_bytes = 64;
+    void validate() const {
+        for (double r : {l1_hit_rate, l2_hit_rate, store_fraction, row_hit_rate})
+            warpkit::check(r >= 0 && r <= 1, "rate", r, "[0, 1]");
+        warpkit::check_range("line_bytes", line_bytes, 1U, 4096U);
+        warpkit::check_range("flit_bytes", flit_bytes, 1U, 4096U);
+        warpkit::check_range("dram_burst_bytes", dram_burst_bytes, 1U, 4096U);
+    }
+    WARPKIT_FIELDS(mapping_params, reads_per_inst, writes_per_inst, l1_hit_rate, l2_hit_rate,
+                   store_fraction, row_hit_rate, line_bytes, flit_bytes, dram_burst_bytes)
+};
+
+/// The counter -> component table (for the README and --help).
+inline std::string mapping_table() {
+    return "component           counter (sm_stats / cluster_stats)                       kind\n"
+           "front_end           warp_instructions + ibuffer_flushes                       "
+           "modelled\n"
+           "icache              fetches                                                   counted\n"
+           "scheduler           warp_instructions                                         counted\n"
+           "pipeline            warp_instructions                                         counted\n"
+           "rf_banks            sum_u issued_by_unit[u] x (reads + writes per inst)      modelled\n"
+           "operand_collectors  register reads (as above)                                 "
+           "modelled\n"
+           "rf_crossbar         register reads (as above)                                 "
+           "modelled\n"
+           "shared_memory       shared_bank_passes                                        counted\n"
+           "shared_crossbar     shared_accesses                                           counted\n"
+           "l1d                 global_transactions                                       counted\n"
+           "const_cache         const_accesses                                            counted\n"
+           "tex_cache           - (no texture path)                                       0\n"
+           "coalescer           global_accesses (one PRT entry per warp access)           counted\n"
+           "int_alu / fp / sfu  issued_by_unit[int / fp / sfu]                            counted\n"
+           "  lanes (gating)    thread_ops of the INT / FP / SFU clusters                 counted\n"
+           "  operand lanes     cluster thread_ops x operands per inst                    "
+           "modelled\n"
+           "l2                  global_transactions x (stores + loads x L1 miss rate)     "
+           "modelled\n"
+           "noc                 L2 accesses x (1 + line / flit)                           "
+           "modelled\n"
+           "mem_ctrl            L2 accesses x L2 miss rate                                "
+           "modelled\n"
+           "dram rd / wr        MC requests x load / store share x line / burst           "
+           "modelled\n"
+           "dram act / pre      MC requests x (1 - row hit rate)                          "
+           "modelled\n"
+           "idle SM             cycles - active_cycles                                    counted\n"
+           "leakage off         powered_off_cycles of the INT / FP clusters (gating)      counted\n"
+           "memory stall (DVFS) stalls.scoreboard                                         proxy\n";
+}
+
+/// One kernel run, sampled.
+struct sampled_run {
+    std::string preset;
+    warpkit::gpu::gpu_params params;
+    std::uint64_t cycles = 0;
+    std::uint64_t warp_instructions = 0;
+    std::vector<wp::activity> intervals; ///< one per sample (the last may be shorter)
+    wp::activity total;                  ///< the whole run
+};
+
+namespace detail {
+inline std::uint64_t rounded(double v) {
+    return v <= 0 ? 0 : static_cast<std::uint64_t>(std::llround(v));
+}
+
+// Cumulative activity of one SM from its cumulative counters.
+template <class Sm>
+wp::sm_activity map_sm(const Sm& sm, const mapping_params& m) {
+    using warpkit::isa::unit_class;
+    const auto& st = sm.stats();
+    wp::sm_activity a;
+    a.active_cycles = st.active_cycles;
+    a.decoded = st.warp_instructions + st.ibuffer_flushes;
+    a.icache_accesses = st.fetches;
+    a.issued = st.warp_instructions;
+    double reads = 0;
+    double writes = 0;
+    for (std::size_t u = 0; u < warpkit::isa::unit_class_count; ++u) {
+        reads += static_cast<double>(st.issued_by_unit[u]) * m.reads_per_inst[u];
+        writes += static_cast<double>(st.issued_by_unit[u]) * m.writes_per_inst[u];
+    }
+    a.rf_reads = rounded(reads);
+    a.rf_writes = rounded(writes);
+    a.collector_accesses = a.rf_reads;
+    a.crossbar_transfers = a.rf_reads;
+    a.shared_bank_accesses = st.shared_bank_passes;
+    a.shared_transfers = st.shared_accesses;
+    a.l1d_accesses = st.global_transactions;
+    a.const_accesses = st.const_accesses;
+    a.prt_accesses = st.global_accesses;
+    a.int_ops = st.issued_by_unit[warpkit::isa::index(unit_class::int_alu)];
+    a.fp_ops = st.issued_by_unit[warpkit::isa::index(unit_class::fp)];
+    a.sfu_ops = st.issued_by_unit[warpkit::isa::index(unit_class::sfu)];
+    std::array<std::uint64_t, warpkit::isa::unit_class_count> lanes{};
+    std::array<std::uint64_t, warpkit::isa::unit_class_count> off{};
+    std::array<std::uint64_t, warpkit::isa::unit_class_count> clusters{};
+    const auto& u = sm.units();
+    std::uint64_t cluster_threads = 0;
+    for (std::size_t c = 0; c < u.size(); ++c) {
+        const auto cs = u[c].stats();
+        const auto k = warpkit::isa::index(u[c].kind());
+        lanes[k] += cs.thread_ops;
+        off[k] += cs.powered_off_cycles;
+        ++clusters[k];
+        cluster_threads += cs.thread_ops;
+    }
+    a.int_lanes = lanes[warpkit::isa::index(unit_class::int_alu)];
+    a.fp_lanes = lanes[warpkit::isa::index(unit_class::fp)];
+    a.sfu_lanes = lanes[warpkit::isa::index(unit_class::sfu)];
+    // Branch and control instructions run on no cluster: their threads are the rest.
+    const std::uint64_t other_threads =
+        st.thread_instructions > cluster_threads ? st.thread_instructions - cluster_threads : 0;
+    double operand_lanes = 0;
+    for (std::size_t k = 0; k < warpkit::isa::unit_class_count; ++k) {
+        const double threads =
+            k < 4 ? static_cast<double>(lanes[k])
+                  : static_cast<double>(other_threads) * (k == 4 ? 1.0 : 0.0); // ctrl reads nothing
+        operand_lanes += threads * (m.reads_per_inst[k] + m.writes_per_inst[k]);
+    }
+    a.operand_lanes = rounded(operand_lanes);
+    for (unit_class k : {unit_class::int_alu, unit_class::fp}) {
+        const auto i = warpkit::isa::index(k);
+        if (clusters[i] > 0)
+            a.leakage_off_cycles[wp::index(k == unit_class::int_alu ? wp::component::int_alu
+                                                                    : wp::component::fp)] =
+                off[i] / clusters[i];
+    }
+    a.memory_stall_cycles = st.stalls.scoreboard;
+    return a;
+}
+
+// Cumulative chip activity from the SMs' cumulative global transactions.
+inline wp::chip_activity map_chip(const wp::activity& a, const mapping_params& m) {
+    double tx = 0;
+    for (const auto& s : a.sms)
+        tx += static_cast<double>(s.l1d_accesses);
+    const double l2 = tx * (m.store_fraction + (1 - m.store_fraction) * (1 - m.l1_hit_rate));
+    const double mc = l2 * (1 - m.l2_hit_rate);
+    const double bursts = static_cast<double>(m.line_bytes) / m.dram_burst_bytes;
+    wp::chip_activity c;
+    c.l2_accesses = rounded(l2);
+    c.noc_flits = rounded(l2 * (1 + static_cast<double>(m.line_bytes) / m.flit_bytes));
+    c.mc_requests = rounded(mc);
+    c.dram.reads = rounded(mc * (1 - m.store_fraction) * bursts);
+    c.dram.writes = rounded(mc * m.store_fraction * bursts);
+    c.dram.activates = rounded(mc * (1 - m.row_hit_rate));
+    c.dram.precharges = c.dram.activates;
+    return c;
+}
+
+template <class Sms>
+wp::activity snapshot(const Sms& sms, std::uint64_t cycles, const mapping_params& m) {
+    wp::activity a;
+    a.cycles = cycles;
+    a.sms.reserve(sms.size());
+    for (const auto& s : sms)
+        a.sms.push_back(map_sm(s, m));
+    a.chip = map_chip(a, m);
+    return a;
+}
+} // namespace detail
+
+/// Runs `k` on `Preset` with params `p`, cycle by cycle as gpu<Preset>::run does, and
+/// records the activity of every `sample_cycles` cycles.
+template <class Preset>
+sampled_run run_sampled(const warpkit::gpu::isa_kernel& k, warpkit::gpu::global_memory& mem,
+                        const warpkit::gpu::gpu_params& p, std::uint64_t sample_cycles,
+                        const mapping_params& m) {
+    namespace gpu = warpkit::gpu;
+    using gpu_type = gpu::gpu<Preset>;
+    using sm_type = typename gpu_type::sm_type;
+    using source_type = typename gpu_type::source_type;
+    warpkit::validate(p);
+    warpkit::validate(m);
+    if (k.warp_size() != gpu_type::warp_size)
+        throw warpkit::config_error("kernel.warp_size", std::to_string(k.warp_size()),
+                                    std::to_string(gpu_type::warp_size));
+    const std::uint32_t block_shared =
+        k.config().shared_bytes != 0 ? k.config().shared_bytes : p.default_block_shared_bytes;
+    gpu::sm_limits lim;
+    lim.max_blocks = p.sm.block_slots;
+    lim.max_warps = p.sm.warp_slots;
+    lim.registers = p.registers;
+    lim.shared_bytes = p.shared_bytes;
+    gpu::cta_dispatcher disp(p.sms, lim, p.cluster_size);
+    gpu::block_footprint fp;
+    fp.warps = k.warps_per_block();
+    fp.registers =
+        k.regs_per_thread() * k.warps_per_block() * static_cast<std::uint32_t>(gpu_type::warp_size);
+    fp.shared_bytes = block_shared;
+    disp.launch(k.blocks(), fp);
+    typename sm_type::scheduler_bank_type::params_type bank;
+    bank.schedulers = p.schedulers;
+    std::vector<sm_type> sms;
+    sms.reserve(p.sms);
+    for (std::uint32_t i = 0; i < p.sms; ++i)
+        sms.emplace_back(i, p.sm, bank,
+                         source_type(k, mem, p.sm.warp_slots, p.sm.block_slots, block_shared));
+
+    sampled_run r;
+    r.preset = p.name;
+    r.params = p;
+    wp::activity before = detail::snapshot(sms, 0, m);
+    std::vector<gpu::cta_dispatcher::placement> placed;
+    std::uint64_t last_progress = 0;
+    std::uint64_t last_count = 0;
+    std::uint64_t cycle = 0;
+    for (;; ++cycle) {
+        if (disp.dispatch(placed) > 0)
+            for (const auto& pl : placed)
+                sms[pl.sm].start_block(pl.block, fp.warps);
+        std::uint64_t issued = 0;
+        for (auto& s : sms) {
+            s.tick([&](std::uint32_t) { disp.retire(s.id()); });
+            issued += s.warp_instructions();
+        }
+        const bool done = disp.done() && std::all_of(sms.begin(), sms.end(),
+                                                     [](const sm_type& s) { return s.idle(); });
+        if (done) {
+            for (auto& s : sms)
+                s.finish();
+        }
+        if ((cycle + 1) % sample_cycles == 0 || done) {
+            const auto now = detail::snapshot(sms, cycle + 1, m);
+            r.intervals.push_back(wp::difference(now, before));
+            before = now;
+        }
+        if (done) break;
+        if (issued != last_count) {
+            last_count = issued;
+            last_progress = cycle;
+        } else if (cycle - last_progress >= p.watchdog_cycles) {
+            throw warpkit::sim_error("watchdog: no warp instruction issued for " +
+                                     std::to_string(p.watchdog_cycles) + " cycles");
+        }
+        if (cycle + 1 >= p.max_cycles)
+            throw warpkit::sim_error("max_cycles: kernel still running after " +
+                                     std::to_string(p.max_cycles) + " cycles");
+    }
+    r.cycles = cycle + 1;
+    r.total = before;
+    r.total.cycles = r.cycles;
+    for (const auto& s : sms)
+        r.warp_instructions += s.warp_instructions();
+    return r;
+}
+
+/// run_sampled on the preset called `name`, its params overridden by `overrides`.
+inline sampled_run run_sampled(const std::string& name, const warpkit::gpu::isa_kernel& k,
+                               warpkit::gpu::global_memory& mem,
+                               const std::vector<std::string>& overrides,
+                               std::uint64_t sample_cycles, const mapping_params& m) {
+    const auto with = [&](auto preset) {
+        using P = decltype(preset);
+        auto p = P::params();
+        warpkit::apply_overrides(p, overrides);
+        return run_sampled<P>(k, mem, p, sample_cycles, m);
+    };
+    if (name == "fermi_gtx480") return with(warpkit::gpu::fermi_gtx480{});
+    if (name == "tesla_seed004") return with(warpkit::gpu::tesla_seed004{});
+    if (name == "amoeba_48") return with(warpkit::gpu::amoeba_48{});
+    throw warpkit::config_error("preset", name, "fermi_gtx480, tesla_seed004 or amoeba_48");
+}
+
+} // namespace example

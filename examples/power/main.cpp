@@ -1,0 +1,358 @@
+// warpkit-power: the GPUWattch-style power model from the command line.
+//   refine        LSE scaling factors from microbenchmark activity and measured power
+//   fit-constant  P = k f + P_const from power measured at several frequencies
+//   report        run kernels on a GPU preset, print the per-component power breakdown,
+//                 optionally write the power trace, the RLC-filtered trace, JSON and CSV
+//   dvfs          no DVFS vs fine-grained, coarse-grained and cluster-level DVFS
+#include "commands.hpp"
+#include "gpu_activity.hpp"
+
+#include "../common/gpu_runner.hpp"
+
+#include <warpkit/core/error.hpp>
+#include <warpkit/core/params.hpp>
+#include <warpkit/gpu/functional.hpp>
+#include <warpkit/power/calibration_csv.hpp>
+#include <warpkit/power/dvfs.hpp>
+#include <warpkit/power/model.hpp>
+#include <warpkit/power/report.hpp>
+#include <warpkit/power/rlc_filter.hpp>
+#include <warpkit/power/trace.hpp>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace wp = warpkit::power;
+
+// The GTX480 slices of paper 001, Fig. 12 (dynamic power), where the paper states them.
+constexpr std::array<double, wp::figure12_group_count> paper_fig12 = {20.1, 13.0, 11.4, -1, -1,
+                                                                      -1,   4.8,  17.8, -1, -1};
+
+struct model_options {
+    std::vector<std::string> power_set; // model params overrides
+    std::vector<std::string> map_set;   // mapping params overrides
+    std::vector<std::string> gpu_set;   // preset params overrides
+    bool lane_gating = false;
+    std::uint64_t sample = 500;
+};
+
+wp::model make_model(const model_options& o) {
+    auto p = warpkit::make_params<wp::model_params>(nullptr, o.power_set);
+    if (o.lane_gating) p.lane_gating.enabled = true;
+    return wp::model(p);
+}
+
+example::mapping_params make_mapping(const model_options& o) {
+    return warpkit::make_params<example::mapping_params>(nullptr, o.map_set);
+}
+
+std::vector<std::string> kernel_files(const std::vector<std::string>& kernels,
+                                      const std::string& dir) {
+    std::vector<std::string> files = kernels;
+    if (files.empty()) {
+        std::error_code ec;
+        for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+            if (e.path().extension() == ".s") files.push_back(e.path().string());
+        if (ec) throw warpkit::error("cannot read kernel directory '" + dir + "'");
+        std::sort(files.begin(), files.end());
+        if (files.empty()) throw warpkit::error("no kernels (*.s) in '" + dir + "'");
+    }
+    return files;
+}
+
+example::sampled_run run_kernel(const std::string& preset, const std::string& file,
+                                const model_options& o) {
+    warpkit::gpu::isa_kernel k(example::load_program(file));
+    warpkit::gpu::global_memory mem;
+    warpkit::gpu::load_data(k, mem);
+    return example::run_sampled(preset, k, mem, o.gpu_set, o.sample, make_mapping(o));
+}
+
+std::string stem(const std::string& f) {
+    return std::filesystem::path(f).stem().string();
+}
+
+void write_file(const std::string& path, const std::string& text) {
+    std::ofstream f(path);
+    if (!f) throw warpkit::error("cannot write '" + path + "'");
+    f << text;
+}
+
+void print_breakdown(const std::string& kernel, const example::sampled_run& r,
+                     const wp::energy_account& e) {
+    const double t = e.seconds();
+    std::printf("%s on %s: %llu cycles (%.2f us at %u MHz), %llu warp instructions, %zu SMs, "
+                "%zu intervals of %llu cycles\n",
+                kernel.c_str(), r.preset.c_str(), static_cast<unsigned long long>(r.cycles),
+                t * 1e6, r.params.core_mhz, static_cast<unsigned long long>(r.warp_instructions),
+                r.total.sms.size(), r.intervals.size(),
+                static_cast<unsigned long long>(r.intervals.empty() ? 0 : r.intervals[0].cycles));
+    const double dyn = e.dynamic_total_j();
+    std::printf("  %-20s %10s %7s %10s\n", "component", "dynamic W", "share", "leakage W");
+    const auto line = [&](const std::string& n, double dj, double lj) {
+        const double share = dyn > 0 ? dj / dyn : 0.0;
+        std::printf("  %-20s %10.3f %6.1f%% %10.3f  %s\n", n.c_str(), t > 0 ? dj / t : 0.0,
+                    100 * share, t > 0 ? lj / t : 0.0,
+                    std::string(static_cast<std::size_t>(share * 60 + 0.5), '#').c_str());
+    };
+    for (std::size_t i = 0; i < wp::component_count; ++i) {
+        const auto c = wp::component_at(i);
+        line(std::string(wp::name(c)), e.dynamic_j(c), e.leakage_j(c));
+    }
+    line("idle_sm", e.idle_sm_j(), 0);
+    if (e.gating_overhead_j() > 0) line("lane_gating_overhead", e.gating_overhead_j(), 0);
+    std::printf("  dynamic %.2f W + leakage %.2f W = %.2f W average, %.4g mJ\n",
+                t > 0 ? dyn / t : 0.0, t > 0 ? e.leakage_total_j() / t : 0.0, e.average_w(),
+                e.total_j() * 1e3);
+}
+
+// Fig. 12 group shares of dynamic power, with idle SMs and without.
+struct group_shares {
+    std::array<double, wp::figure12_group_count> with_idle{};
+    std::array<double, wp::figure12_group_count> active{};
+};
+
+group_shares shares_of(const wp::energy_account& e) {
+    group_shares g;
+    g.with_idle = e.figure12_shares();
+    auto j = e.figure12_j();
+    j[static_cast<std::size_t>(wp::figure12_group::idle_sm)] = 0;
+    double sum = 0;
+    for (double v : j)
+        sum += v;
+    for (std::size_t i = 0; i < j.size(); ++i)
+        g.active[i] = sum > 0 ? j[i] / sum : 0.0;
+    return g;
+}
+
+int cmd_fit_constant(const std::string& file) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw warpkit::error("cannot open '" + file + "'");
+    const std::string text{std::istreambuf_iterator<char>(in), {}};
+    const auto pts = wp::read_frequency_points(text, file);
+    const auto fit = wp::fit_constant_power(pts.first, pts.second);
+    std::printf("k %.10g\nP_const %.10g\n", fit.k, fit.p_const);
+    std::fprintf(stderr, "r^2 %.6f over %zu points\n", fit.r_squared, pts.first.size());
+    return 0;
+}
+
+int cmd_report(const std::string& preset, const std::vector<std::string>& kernels,
+               const std::string& dir, const model_options& o, const std::string& trace_out,
+               const std::string& rlc_out, const std::string& json_out,
+               const std::string& csv_out) {
+    const auto files = kernel_files(kernels, dir);
+    if ((!trace_out.empty() || !rlc_out.empty()) && files.size() != 1)
+        throw warpkit::error("--trace and --rlc-trace need exactly one --kernel");
+    const wp::model m = make_model(o);
+    nlohmann::json out;
+    out["preset"] = preset;
+    out["kernels"] = nlohmann::json::array();
+    std::string csv;
+    std::array<double, wp::figure12_group_count> avg_idle{};
+    std::array<double, wp::figure12_group_count> avg_active{};
+    std::vector<std::pair<std::string, group_shares>> per_kernel;
+    for (const auto& f : files) {
+        const auto r = run_kernel(preset, f, o);
+        wp::energy_account e;
+        wp::power_trace trace(o.sample);
+        wp::power_breakdown b;
+        for (const auto& a : r.intervals) {
+            m.evaluate(a, b, m.nominal());
+            e.add(b);
+            trace.add(b, static_cast<std::uint32_t>(a.active_sms()));
+        }
+        const std::string name = stem(f);
+        print_breakdown(name, r, e);
+        std::printf("\n");
+        const auto g = shares_of(e);
+        per_kernel.emplace_back(name, g);
+        for (std::size_t i = 0; i < g.active.size(); ++i) {
+            avg_idle[i] += g.with_idle[i] / static_cast<double>(files.size());
+            avg_active[i] += g.active[i] / static_cast<double>(files.size());
+        }
+        auto j = wp::to_json(e, name);
+        j["warp_instructions"] = r.warp_instructions;
+        out["kernels"].push_back(j);
+        const std::string c = wp::to_csv(e, name);
+        csv += csv.empty() ? c : c.substr(c.find('\n') + 1);
+        if (!trace_out.empty()) {
+            std::ofstream t(trace_out);
+            if (!t) throw warpkit::error("cannot write '" + trace_out + "'");
+            trace.write_csv(t);
+        }
+        if (!rlc_out.empty()) {
+            const double dt = static_cast<double>(o.sample) / (m.params().nominal_mhz * 1e6);
+            wp::rlc_filter filter(wp::rlc_params{}, dt);
+            const auto raw = trace.total_w();
+            const auto smooth = filter.apply(raw);
+            std::string s = "time_us,total,filtered\n";
+            char buf[128];
+            for (std::size_t i = 0; i < raw.size(); ++i) {
+                std::snprintf(buf, sizeof buf, "%.6f,%.6f,%.6f\n",
+                              trace.rows()[i].start_seconds * 1e6, raw[i], smooth[i]);
+                s += buf;
+            }
+            write_file(rlc_out, s);
+        }
+    }
+
+    std::printf("Fig. 12 groups, share of dynamic power (with idle SMs / without):\n");
+    std::printf("  %-16s", "group");
+    for (const auto& [n, g] : per_kernel)
+        std::printf(" %13s", n.c_str());
+    if (files.size() > 1) std::printf(" %13s", "average");
+    std::printf(" %8s\n", "paper");
+    nlohmann::json avg = nlohmann::json::object();
+    for (std::size_t i = 0; i < wp::figure12_group_count; ++i) {
+        const std::string gname(wp::name(static_cast<wp::figure12_group>(i)));
+        std::printf("  %-16s", gname.c_str());
+        for (const auto& [n, g] : per_kernel)
+            std::printf("   %5.1f/%5.1f", 100 * g.with_idle[i], 100 * g.active[i]);
+        if (files.size() > 1) std::printf("   %5.1f/%5.1f", 100 * avg_idle[i], 100 * avg_active[i]);
+        if (paper_fig12[i] >= 0)
+            std::printf(" %8.1f\n", paper_fig12[i]);
+        else
+            std::printf(" %8s\n", "-");
+        avg[gname] = {{"share", avg_idle[i]}, {"share_without_idle", avg_active[i]}};
+    }
+    out["figure12_average"] = avg;
+    if (!json_out.empty()) write_file(json_out, out.dump(2) + "\n");
+    if (!csv_out.empty()) write_file(csv_out, csv);
+    return 0;
+}
+
+int cmd_dvfs(const std::string& preset, const std::vector<std::string>& kernels,
+             const std::string& dir, const model_options& o, std::size_t cluster) {
+    const auto files = kernel_files(kernels, dir);
+    const wp::model m = make_model(o);
+    const auto fine = wp::dvfs_params::on_chip();
+    const auto coarse = wp::dvfs_params::off_chip();
+    std::printf("DVFS on %s: 7 P-states 700..100 MHz, 1.0..0.55 V; stall share thresholds "
+                "0.90 down / 0.80 up; fine: 500-cycle epochs and transitions (on-chip "
+                "regulator); coarse: 10,000 (off-chip); cluster: fine, %zu SMs per domain\n",
+                preset.c_str(), cluster);
+    std::printf("%-10s %8s %9s %11s | %7s %7s | %7s %7s | %7s %7s\n", "kernel", "cycles", "stall%",
+                "energy uJ", "fine E", "slow", "coarse", "slow", "cluster", "slow");
+    double sum_fine = 0, sum_coarse = 0, sum_cluster = 0;
+    for (const auto& f : files) {
+        const auto r = run_kernel(preset, f, o);
+        const auto proc = wp::make_dvfs_trace(m, r.intervals, 0);
+        const auto clus = wp::make_dvfs_trace(m, r.intervals, cluster);
+        const auto a = wp::run_dvfs(proc, fine);
+        const auto b = wp::run_dvfs(proc, coarse);
+        const auto c = wp::run_dvfs(clus, fine);
+        std::uint64_t stall = 0;
+        std::uint64_t active = 0;
+        for (const auto& s : r.total.sms) {
+            stall += s.memory_stall_cycles;
+            active += s.active_cycles;
+        }
+        std::printf("%-10s %8llu %8.1f%% %11.3f | %6.1f%% %6.1f%% | %6.1f%% %6.1f%% | %6.1f%% "
+                    "%6.1f%%\n",
+                    stem(f).c_str(), static_cast<unsigned long long>(r.cycles),
+                    active > 0 ? 100.0 * static_cast<double>(stall) / static_cast<double>(active)
+                               : 0.0,
+                    a.baseline_energy_j * 1e6, 100 * a.energy_saving(), 100 * a.slowdown(),
+                    100 * b.energy_saving(), 100 * b.slowdown(), 100 * c.energy_saving(),
+                    100 * c.slowdown());
+        sum_fine += a.energy_saving();
+        sum_coarse += b.energy_saving();
+        sum_cluster += c.energy_saving();
+    }
+    const auto n = static_cast<double>(files.size());
+    std::printf("%-10s %8s %9s %11s | %6.1f%% %7s | %6.1f%% %7s | %6.1f%%\n", "mean", "", "", "",
+                100 * sum_fine / n, "", 100 * sum_coarse / n, "", 100 * sum_cluster / n);
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"warpkit-power: GPUWattch-style power model, calibration, DVFS"};
+    app.require_subcommand(1);
+
+    std::string activity_file, measured_file, points_file;
+    auto* refine = app.add_subcommand(
+        "refine", "least-squares scaling factors: A x = P (prints 'name value' per column, then "
+                  "'mean_abs_rel_error value')");
+    refine
+        ->add_option("--activity", activity_file,
+                     "CSV: header of component names, one row of access rates per benchmark")
+        ->required();
+    refine->add_option("--measured", measured_file, "CSV: header 'power', one value per benchmark")
+        ->required();
+
+    auto* fit = app.add_subcommand("fit-constant",
+                                   "P = k f + P_const (prints 'k value' and 'P_const value')");
+    fit->add_option("--points", points_file, "CSV with the header 'frequency,power'")->required();
+
+    std::string preset = "fermi_gtx480";
+    std::vector<std::string> kernels;
+    std::string dir = "examples/kernels";
+    model_options o;
+    std::string trace_out, rlc_out, json_out, csv_out;
+    std::size_t cluster = 5;
+    auto add_run_options = [&](CLI::App* c) {
+        c->add_option("--preset", preset, "fermi_gtx480, tesla_seed004 or amoeba_48");
+        c->add_option("--kernel", kernels, "kernel assembly (.s) or image (.hex); repeatable");
+        c->add_option("--kernels", dir, "directory of *.s kernels used when no --kernel is given");
+        c->add_option("--set", o.gpu_set, "override a preset parameter: key=value (repeatable)");
+        c->add_option("--power-set", o.power_set,
+                      "override a power-model parameter: key=value, e.g. fp.peak_w=4");
+        c->add_option("--map-set", o.map_set,
+                      "override a counter-mapping rate: key=value, e.g. l1_hit_rate=0.5");
+        c->add_flag("--lane-gating", o.lane_gating, "clock-gate idle SIMD lanes (Section 5.2)");
+        c->add_option("--sample", o.sample, "sampling interval in core cycles")
+            ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
+    };
+    auto* report = app.add_subcommand("report", "run kernels and print the power breakdown");
+    add_run_options(report);
+    report->add_option("--trace", trace_out, "write the power trace (one row per interval)");
+    report->add_option("--rlc-trace", rlc_out,
+                       "write total power before and after the RLC filter (Section 4.3.1)");
+    report->add_option("--json", json_out, "write the energy report as JSON");
+    report->add_option("--csv", csv_out, "write the energy report as CSV");
+    auto* dvfs = app.add_subcommand("dvfs", "no DVFS vs fine, coarse and cluster-level DVFS");
+    add_run_options(dvfs);
+    dvfs->add_option("--cluster", cluster, "SMs per voltage domain for cluster-level DVFS")
+        ->check(CLI::Range(std::size_t{1}, std::size_t{4096}));
+    auto* mapping =
+        app.add_subcommand("mapping", "print which GPU counter drives which power component");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        const int code = app.exit(e);
+        return code == 0 ? 0 : 2;
+    }
+    try {
+        if (*mapping) {
+            std::cout << example::mapping_table();
+            return 0;
+        }
+        if (*refine) return example::run_refine(activity_file, measured_file);
+        if (*fit) return cmd_fit_constant(points_file);
+        if (*report)
+            return cmd_report(preset, kernels, dir, o, trace_out, rlc_out, json_out, csv_out);
+        if (*dvfs) return cmd_dvfs(preset, kernels, dir, o, cluster);
+    } catch (const warpkit::error& e) {
+        std::cerr << "warpkit-power: " << e.what() << '\n';
+        return 2;
+    } catch (const std::exception& e) {
+        std::cerr << "warpkit-power: " << e.what() << '\n';
+        return 2;
+    }
+    return 0;
+}
