@@ -6,7 +6,6 @@
 
 #include <CLI/CLI.hpp>
 
-#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -44,46 +43,6 @@ bool looks_like_image(const std::string& text) {
     return false;
 }
 
-// Bare words: hex values separated by white space, `//` comments allowed.
-std::vector<std::uint32_t> read_words(const std::string& text, const std::string& file) {
-    std::vector<std::uint32_t> words;
-    std::size_t line = 1;
-    std::size_t col = 1;
-    for (std::size_t i = 0; i < text.size();) {
-        const char c = text[i];
-        if (c == '\n') {
-            ++line;
-            col = 1;
-            ++i;
-            continue;
-        }
-        if (c == ' ' || c == '\t' || c == '\r') {
-            ++i;
-            ++col;
-            continue;
-        }
-        if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
-            while (i < text.size() && text[i] != '\n')
-                ++i;
-            continue;
-        }
-        std::size_t j = i;
-        while (j < text.size() && !std::isspace(static_cast<unsigned char>(text[j])))
-            ++j;
-        std::string tok = text.substr(i, j - i);
-        std::string digits = tok.rfind("0x", 0) == 0 ? tok.substr(2) : tok;
-        const bool ok = !digits.empty() && digits.size() <= 8 &&
-                        digits.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos;
-        if (!ok)
-            throw warpkit::parse_error(file, line, col,
-                                       "expected a 32-bit hex word, found '" + tok + "'");
-        words.push_back(static_cast<std::uint32_t>(std::stoul(digits, nullptr, 16)));
-        col += j - i;
-        i = j;
-    }
-    return words;
-}
-
 } // namespace
 
 int main(int argc, char** argv) {
@@ -107,7 +66,7 @@ int main(int argc, char** argv) {
             if (looks_like_image(text)) {
                 out = warpkit::isa::disassemble(warpkit::isa::read_image(text, name));
             } else {
-                const auto w = read_words(text, name);
+                const auto w = warpkit::isa::read_words(text, name);
                 out = warpkit::isa::disassemble(std::span<const std::uint32_t>(w));
             }
         } else {

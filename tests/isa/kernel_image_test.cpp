@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <vector>
 
 using namespace warpkit::isa;
 
@@ -82,4 +83,14 @@ TEST_CASE("image writer rejects values that do not fit") {
     k.grid = {1, 1, 1};
     k.params.assign(17, 0);
     CHECK_THROWS_AS((void)write_image(k, {}), warpkit::config_error);
+}
+
+TEST_CASE("bare instruction-word lists") {
+    CHECK(read_words("00221803 // ADD\n0xfc00_0000\n") ==
+          std::vector<std::uint32_t>{0x00221803U, 0xFC000000U});
+    CHECK_THROWS_WITH_AS((void)read_words("00221803\n  1fc000000", "w.hex"),
+                         "w.hex:2:3: word '1fc000000' is wider than 32 bits", warpkit::parse_error);
+    CHECK_THROWS_WITH_AS((void)read_words("add", "w.hex"),
+                         "w.hex:1:1: expected a hexadecimal word, found 'add'",
+                         warpkit::parse_error);
 }

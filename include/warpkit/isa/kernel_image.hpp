@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 namespace warpkit::isa {
@@ -57,6 +58,89 @@ inline std::uint32_t pack_dims(const dim3& d, std::uint32_t w) noexcept {
     return d.x | (d.y << w) | (d.z << (2 * w));
 }
 } // namespace detail
+
+namespace detail {
+/// Calls f(value, line, column) for every hexadecimal value in `text` (white-space separated,
+/// optional 0x, '_' separators, `//` comments); a bad token or one wider than `bits` bits is
+/// a parse_error naming it (`what`: "entry", "word").
+template <class F>
+void for_each_hex_value(std::string_view text, std::string_view file, unsigned bits,
+                        const char* what, F&& f) {
+    std::size_t line = 1;
+    std::size_t col = 1;
+    std::size_t i = 0;
+    while (i < text.size()) {
+        const char c = text[i];
+        if (c == '\n') {
+            ++line;
+            col = 1;
+            ++i;
+            continue;
+        }
+        if (c == ' ' || c == '\t' || c == '\r') {
+            ++col;
+            ++i;
+            continue;
+        }
+        if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+            while (i < text.size() && text[i] != '\n')
+                ++i;
+            continue;
+        }
+        const std::size_t tl = line;
+        const std::size_t tc = col;
+        std::size_t j = i;
+        while (j < text.size() && text[j] != ' ' && text[j] != '\t' && text[j] != '\r' &&
+               text[j] != '\n')
+            ++j;
+        std::string_view tok = text.substr(i, j - i);
+        col += j - i;
+        i = j;
+        if (tok.size() > 2 && tok[0] == '0' && (tok[1] == 'x' || tok[1] == 'X'))
+            tok.remove_prefix(2);
+        std::string digits;
+        for (char d : tok)
+            if (d != '_') digits += d;
+        std::uint64_t v = 0;
+        const auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v, 16);
+        if (digits.empty() || ec == std::errc::invalid_argument ||
+            p != digits.data() + digits.size())
+            throw parse_error(std::string(file), tl, tc,
+                              std::string("expected a hexadecimal ") + what + ", found '" +
+                                  std::string(tok) + "'");
+        if (ec == std::errc::result_out_of_range || (bits < 64 && (v >> bits) != 0))
+            throw parse_error(std::string(file), tl, tc,
+                              std::string(what) + " '" + std::string(tok) + "' is wider than " +
+                                  std::to_string(bits) + " bits");
+        f(v, tl, tc);
+    }
+}
+/// Line and column just past the end of `text`.
+inline std::pair<std::size_t, std::size_t> end_position(std::string_view text) noexcept {
+    std::size_t line = 1;
+    std::size_t col = 1;
+    for (char c : text) {
+        if (c == '\n') {
+            ++line;
+            col = 1;
+        } else {
+            ++col;
+        }
+    }
+    return {line, col};
+}
+} // namespace detail
+
+/// Reads a list of bare 32-bit instruction words (hex, white-space separated, `//` comments).
+[[nodiscard]] inline std::vector<std::uint32_t> read_words(std::string_view text,
+                                                           std::string_view file = "<words>") {
+    std::vector<std::uint32_t> words;
+    detail::for_each_hex_value(text, file, 32, "word",
+                               [&](std::uint64_t v, std::size_t, std::size_t) {
+                                   words.push_back(static_cast<std::uint32_t>(v));
+                               });
+    return words;
+}
 
 /// The image of a kernel: GRID, BLOCK, WARP, REG, the PARAMs, INSTRs, CONSTs and DATA in
 /// order, then START; one entry per line. Throws config_error when a value does not fit.
@@ -112,9 +196,6 @@ inline std::uint32_t pack_dims(const dim3& d, std::uint32_t w) noexcept {
     bool have_grid = false;
     bool have_block = false;
     bool started = false;
-    std::size_t line = 1;
-    std::size_t col = 1;
-    std::size_t i = 0;
     const auto fail = [&](std::size_t l, std::size_t c, const std::string& msg) {
         throw parse_error(std::string(file), l, c, msg);
     };
@@ -128,88 +209,52 @@ inline std::uint32_t pack_dims(const dim3& d, std::uint32_t w) noexcept {
                      std::to_string(d.y) + ", z " + std::to_string(d.z) + ")");
         return d;
     };
-    while (i < text.size()) {
-        const char c = text[i];
-        if (c == '\n') {
-            ++line;
-            col = 1;
-            ++i;
-            continue;
-        }
-        if (c == ' ' || c == '\t' || c == '\r') {
-            ++col;
-            ++i;
-            continue;
-        }
-        if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
-            while (i < text.size() && text[i] != '\n')
-                ++i;
-            continue;
-        }
-        const std::size_t tl = line;
-        const std::size_t tc = col;
-        std::size_t j = i;
-        while (j < text.size() && text[j] != ' ' && text[j] != '\t' && text[j] != '\r' &&
-               text[j] != '\n')
-            ++j;
-        std::string_view tok = text.substr(i, j - i);
-        col += j - i;
-        i = j;
-        if (tok.size() > 2 && tok[0] == '0' && (tok[1] == 'x' || tok[1] == 'X'))
-            tok.remove_prefix(2);
-        std::string digits;
-        for (char d : tok)
-            if (d != '_') digits += d;
-        std::uint64_t v = 0;
-        const auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v, 16);
-        if (digits.empty() || ec == std::errc::invalid_argument ||
-            p != digits.data() + digits.size())
-            fail(tl, tc, "expected a hexadecimal entry, found '" + std::string(tok) + "'");
-        if (ec == std::errc::result_out_of_range || (v >> 36) != 0)
-            fail(tl, tc, "entry '" + std::string(tok) + "' is wider than 36 bits");
-        if (started) fail(tl, tc, "entry after START");
-        const auto kind = static_cast<std::uint32_t>(v >> 32);
-        const auto payload = static_cast<std::uint32_t>(v);
-        switch (kind) {
-        case 0x0:
-            prog.kernel.grid = unpack(payload, ip.grid_dim_width, "GRID", tl, tc);
-            have_grid = true;
-            break;
-        case 0x1:
-            prog.kernel.block = unpack(payload, ip.block_dim_width, "BLOCK", tl, tc);
-            have_block = true;
-            break;
-        case 0x2:
-            if (prog.kernel.params.size() == ip.num_params)
-                fail(tl, tc, "more than " + std::to_string(ip.num_params) + " PARAM entries");
-            prog.kernel.params.push_back(payload);
-            break;
-        case 0x3:
-            prog.code.push_back(payload);
-            prog.source_line.push_back(tl);
-            break;
-        case 0x4:
-            prog.kernel.consts.push_back(payload);
-            break;
-        case 0x5:
-            prog.kernel.data.push_back(payload);
-            break;
-        case 0x6:
-            prog.kernel.warps_per_block = payload;
-            break;
-        case 0x7:
-            prog.kernel.regs_per_thread = payload;
-            break;
-        case 0xF:
-            started = true;
-            break;
-        default:
-            fail(tl, tc,
-                 "unknown entry kind " + std::to_string(kind) +
-                     " (GRID 0, BLOCK 1, PARAM 2, INSTR 3, CONST 4, DATA 5, WARP 6, "
-                     "REG 7, START F)");
-        }
-    }
+    detail::for_each_hex_value(
+        text, file, 36, "entry", [&](std::uint64_t v, std::size_t tl, std::size_t tc) {
+            if (started) fail(tl, tc, "entry after START");
+            const auto kind = static_cast<std::uint32_t>(v >> 32);
+            const auto payload = static_cast<std::uint32_t>(v);
+            switch (kind) {
+            case 0x0:
+                prog.kernel.grid = unpack(payload, ip.grid_dim_width, "GRID", tl, tc);
+                have_grid = true;
+                break;
+            case 0x1:
+                prog.kernel.block = unpack(payload, ip.block_dim_width, "BLOCK", tl, tc);
+                have_block = true;
+                break;
+            case 0x2:
+                if (prog.kernel.params.size() == ip.num_params)
+                    fail(tl, tc, "more than " + std::to_string(ip.num_params) + " PARAM entries");
+                prog.kernel.params.push_back(payload);
+                break;
+            case 0x3:
+                prog.code.push_back(payload);
+                prog.source_line.push_back(tl);
+                break;
+            case 0x4:
+                prog.kernel.consts.push_back(payload);
+                break;
+            case 0x5:
+                prog.kernel.data.push_back(payload);
+                break;
+            case 0x6:
+                prog.kernel.warps_per_block = payload;
+                break;
+            case 0x7:
+                prog.kernel.regs_per_thread = payload;
+                break;
+            case 0xF:
+                started = true;
+                break;
+            default:
+                fail(tl, tc,
+                     "unknown entry kind " + std::to_string(kind) +
+                         " (GRID 0, BLOCK 1, PARAM 2, INSTR 3, CONST 4, DATA 5, WARP 6, "
+                         "REG 7, START F)");
+            }
+        });
+    const auto [line, col] = detail::end_position(text);
     if (!have_grid) fail(line, col, "image has no GRID entry");
     if (!have_block) fail(line, col, "image has no BLOCK entry");
     if (!started) fail(line, col, "image has no START entry");
