@@ -13,3 +13,4 @@
 #include <warpkit/gpu/isa_source.hpp>
 #include <warpkit/gpu/presets.hpp>
 #include <warpkit/gpu/sm.hpp>
+#include <warpkit/gpu/synthetic_source.hpp>

@@ -11,8 +11,12 @@
 #include <warpkit/core/reflect.hpp>
 #include <warpkit/exec/execution_units.hpp>
 #include <warpkit/exec/op_class.hpp>
+#include <warpkit/gating/adaptive_idle_detect.hpp>
+#include <warpkit/gating/concepts.hpp>
 #include <warpkit/gating/controller.hpp>
+#include <warpkit/gating/idle_detect_tuner.hpp>
 #include <warpkit/gating/params.hpp>
+#include <warpkit/gating/state.hpp>
 #include <warpkit/gating/stats.hpp>
 #include <warpkit/gpu/instruction_source.hpp>
 #include <warpkit/isa/dynamic_inst.hpp>
@@ -135,6 +139,59 @@ struct sm_stats {
     }
 }
 
+/// `Base`'s gating decisions against an idle-detect register shared by all clusters of one
+/// unit type: how an SM runs `gating::adaptive_idle_detect<Base>`. Warped Gates (Sections 5.1
+/// and 6) keeps one critical-wakeup counter and one idle-detect register per type (INT, FP),
+/// read by the idle-detect logic of both clusters of the type; the SM counts the type's
+/// critical wakeups in its own idle_detect_tuner and loads the register after every cycle.
+template <gating::policy Base>
+class shared_idle_detect {
+public:
+    static constexpr bool blackout = Base::blackout;
+
+    explicit shared_idle_detect(const gating::params& p) : base_(p), value_(p.idle_detect) {}
+    [[nodiscard]] static std::string name() { return "adaptive_idle_detect<" + Base::name() + ">"; }
+    [[nodiscard]] std::uint32_t idle_detect() const noexcept { return value_; }
+    [[nodiscard]] gating::decision decide(const gating::gate_view& v) const noexcept {
+        return base_.decide(v);
+    }
+    gating::adaptation end_cycle(bool critical) noexcept {
+        static_cast<void>(base_.end_cycle(critical));
+        return gating::adaptation::none; // the type's tuner adapts, not the cluster
+    }
+    /// Loads the register. The register is the one piece of the policy written from outside,
+    /// and a controller exposes its policy read-only, hence const.
+    void load(std::uint32_t idle_detect) const noexcept { value_ = idle_detect; }
+
+private:
+    Base base_;
+    mutable std::uint32_t value_;
+};
+
+namespace detail {
+/// The policy an SM gives each INT / FP cluster's controller for the policy `P` it is asked for.
+template <class P>
+struct cluster_policy {
+    using type = P;
+    static constexpr bool per_type_idle_detect = false;
+};
+template <class B>
+struct cluster_policy<gating::adaptive_idle_detect<B>> {
+    using type = shared_idle_detect<B>;
+    static constexpr bool per_type_idle_detect = true;
+};
+} // namespace detail
+
+/// Adaptive idle-detect counters of one unit type (kept by the SM for shared registers).
+struct type_adaptation_stats {
+    std::uint64_t epochs = 0;
+    std::uint64_t critical_wakeups = 0; ///< of both clusters, as the type's counter saw them
+    std::uint64_t idle_detect_increments = 0;
+    std::uint64_t idle_detect_decrements = 0;
+    WARPKIT_FIELDS(type_adaptation_stats, epochs, critical_wakeups, idle_detect_increments,
+                   idle_detect_decrements)
+};
+
 /// One SM. `Policies` names the parts: `warp_size`, `scheduler` (one scheduler; the SM runs
 /// a bank of them), `gating_policy` (gating::no_gating to disable gating), `coalescer`.
 /// `Source` supplies the warps (instruction_source).
@@ -144,7 +201,12 @@ class sm {
 public:
     static constexpr std::size_t warp_size = Policies::warp_size;
     using scheduler_bank_type = issue::scheduler_bank<typename Policies::scheduler>;
-    using gating_controller = gating::controller<typename Policies::gating_policy>;
+    /// Controller of one INT or FP cluster (adaptive idle-detect runs as shared_idle_detect).
+    using gating_controller =
+        gating::controller<typename detail::cluster_policy<typename Policies::gating_policy>::type>;
+    /// True when idle-detect adapts per unit type (one register for the clusters of a type).
+    static constexpr bool per_type_idle_detect =
+        detail::cluster_policy<typename Policies::gating_policy>::per_type_idle_detect;
     using coalescer_type = typename Policies::coalescer;
     using params_type = sm_params;
     using stats_type = sm_stats;
@@ -168,6 +230,9 @@ public:
             w.ibuf.reserve(p_.ibuffer_depth);
         for (std::size_t c = 0; c < 2 * std::size_t{p_.units.sp_count}; ++c)
             gates_.emplace_back(p_.gating);
+        if constexpr (per_type_idle_detect)
+            for (std::size_t t = 0; t < 2; ++t)
+                tuners_.emplace_back(p_.gating);
         events_.reserve(std::size_t{p_.warp_slots} * 4);
         views_.resize(p_.warp_slots);
     }
@@ -212,8 +277,9 @@ public:
         ++s_.cycles;
         if (resident_blocks_ > 0) ++s_.active_cycles;
         writeback_();
-        gate_();
+        power_();
         issue_();
+        gate_();
         fetch_();
         retire_blocks_(on_block_done);
         units_.tick();
@@ -232,6 +298,16 @@ public:
     [[nodiscard]] const issue::scoreboard& scoreboard() const noexcept { return scoreboard_; }
     /// Gating controllers of the INT clusters (0 .. sp_count-1) then the FP clusters.
     [[nodiscard]] const std::vector<gating_controller>& gates() const noexcept { return gates_; }
+    /// The idle-detect threshold in force for unit type `u` (int_alu or fp).
+    [[nodiscard]] std::uint32_t idle_detect(isa::unit_class u) const {
+        WARPKIT_EXPECTS(u == isa::unit_class::int_alu || u == isa::unit_class::fp);
+        return gates_[type_of_(u) * p_.units.sp_count].idle_detect();
+    }
+    /// Adaptive idle-detect counters of unit type `u` (zero unless per_type_idle_detect).
+    [[nodiscard]] const type_adaptation_stats& adaptation(isa::unit_class u) const {
+        WARPKIT_EXPECTS(u == isa::unit_class::int_alu || u == isa::unit_class::fp);
+        return adaptation_[type_of_(u)];
+    }
     [[nodiscard]] const Source& source() const noexcept { return source_; }
     [[nodiscard]] std::uint64_t warp_instructions() const noexcept { return s_.warp_instructions; }
 
@@ -315,43 +391,117 @@ private:
         }
     }
 
-    // Demand per unit class this cycle: warps whose next instruction has its operands ready.
-    void gate_() {
-        demand_ = {};
-        for (std::uint32_t s = 0; s < warps_.size(); ++s) {
-            const auto& w = warps_[s];
-            if (!w.resident || w.ibuf.empty() || source_.at_barrier(s)) continue;
-            const auto& si = w.ibuf.front();
-            if (scoreboard_.can_issue(s, operands_of(si))) ++demand_[isa::index(si.unit)];
-        }
+    // Power gating of the INT and FP clusters (Warped Gates Sections 2.2, 4.1, 5, 5.1, 6).
+    // Per cycle: power_() (before issue) powers each cluster by its controller's state for
+    // this cycle and tells the scheduler which types are blocked; issue_() lets a scheduler
+    // pick an instruction whose type has no cluster on but one a wakeup may start from (the
+    // pick is the wakeup request, the instruction waits); gate_() (after issue) describes the
+    // cycle to every controller: busy = the cluster's pipeline held an instruction, demand =
+    // an instruction of the type wanted a cluster that was not on.
+
+    [[nodiscard]] static constexpr std::size_t type_of_(isa::unit_class u) noexcept {
+        return u == isa::unit_class::fp ? 1 : 0;
+    }
+    [[nodiscard]] static constexpr isa::unit_class unit_of_type_(std::size_t t) noexcept {
+        return t == 0 ? isa::unit_class::int_alu : isa::unit_class::fp;
+    }
+    [[nodiscard]] static constexpr bool gated_type_(isa::unit_class u) noexcept {
+        return u == isa::unit_class::int_alu || u == isa::unit_class::fp;
+    }
+
+    void power_() {
         const std::size_t sps = p_.units.sp_count;
         issue::unit_set blocked;
         for (std::size_t t = 0; t < 2; ++t) {
-            const auto unit = t == 0 ? isa::unit_class::int_alu : isa::unit_class::fp;
-            const std::uint32_t d = demand_[isa::index(unit)];
-            const std::uint32_t actv = type_active_(unit);
-            bool all_blocked = true;
-            std::uint32_t served = 0; // demand absorbed by lower-indexed clusters that are on
+            bool on = false;
+            bool waking = false;
+            bool may_wake = false;
             for (std::size_t k = 0; k < sps; ++k) {
-                const std::size_t c = t * sps + k;
-                auto& g = gates_[c];
-                auto& cl = units_[c];
-                const bool wants = d > served;
-                if (g.can_issue()) ++served;
-                bool sibling_gated = false;
-                for (std::size_t j = 0; j < sps; ++j)
-                    if (j != k && gates_[t * sps + j].gated()) sibling_gated = true;
-                (void)g.tick(gating::cycle_input{wants, cl.busy(), actv, sibling_gated});
-                // The state decided for the next cycle applies from the issue stage on: the
-                // controller's tick describes the current cycle, so use the state it held.
-                cl.set_powered(!g.gated() || cl.busy());
-                if (g.can_issue()) all_blocked = false;
+                const auto& g = gates_[t * sps + k];
+                units_[t * sps + k].set_powered(g.can_issue());
+                on = on || g.can_issue();
+                waking = waking || g.state() == gating::power_state::waking;
+                may_wake = may_wake || (g.gated() && !g.in_blackout());
             }
-            if (all_blocked) blocked.set(unit);
+            type_on_[t] = on;
+            // One wakeup at a time per type: while a cluster wakes, instructions wait for it.
+            type_wakeable_[t] = may_wake && !waking;
+            // GATES gives up the priority of a type whose clusters are all in blackout (paper
+            // 003 Section 5); a waking cluster serves within wakeup_delay cycles.
+            if (!on && !waking && !may_wake) blocked.set(unit_of_type_(t));
         }
         blocked_ = blocked;
         if constexpr (requires(scheduler_bank_type & b) { b.set_blocked(blocked); })
             sched_.set_blocked(blocked);
+        unplaced_ = {};
+        ready_ops_ = {};
+    }
+
+    void gate_() {
+        const std::size_t sps = p_.units.sp_count;
+        for (std::size_t t = 0; t < 2; ++t) {
+            const auto unit = unit_of_type_(t);
+            // Instructions that wanted a cluster that was not on: picks that found no free
+            // cluster on (wakeup requests, or waits for a waking or blacked-out cluster), or,
+            // while no cluster is on and none may wake, the instructions ready to issue to it.
+            std::uint32_t want = unplaced_[t];
+            if (!type_on_[t] && !type_wakeable_[t]) want = std::min(ready_ops_[t], p_.issue_width);
+            std::array<bool, 16> demand{};
+            std::array<bool, 16> gated{};
+            for (std::size_t k = 0; k < sps; ++k)
+                gated[k] = gates_[t * sps + k].gated();
+            // A waking cluster serves first, then one a wakeup may start from (lowest index
+            // first), then one in blackout (the demand only stalls there).
+            for (int pass = 0; pass < 3 && want > 0; ++pass)
+                for (std::size_t k = 0; k < sps && want > 0; ++k) {
+                    const auto& g = gates_[t * sps + k];
+                    if (g.can_issue() || demand[k]) continue;
+                    const int rank = g.state() == gating::power_state::waking ? 0
+                                     : g.in_blackout()                        ? 2
+                                                                              : 1;
+                    if (rank != pass) continue;
+                    demand[k] = true;
+                    --want;
+                }
+            const std::uint32_t actv = type_active_(unit);
+            std::uint64_t critical = 0;
+            for (std::size_t k = 0; k < sps; ++k) {
+                auto& g = gates_[t * sps + k];
+                bool sibling_gated = false;
+                for (std::size_t j = 0; j < sps; ++j)
+                    sibling_gated = sibling_gated || (j != k && gated[j]);
+                const std::uint64_t before = g.stats().critical_wakeups;
+                (void)g.tick(gating::cycle_input{demand[k], units_[t * sps + k].busy(), actv,
+                                                 sibling_gated});
+                critical += g.stats().critical_wakeups - before;
+            }
+            if constexpr (per_type_idle_detect) adapt_(t, critical);
+        }
+    }
+
+    // The type's idle-detect register: one critical-wakeup counter for both clusters.
+    void adapt_(std::size_t t, std::uint64_t critical) {
+        auto& tuner = tuners_[t];
+        auto& a = adaptation_[t];
+        a.critical_wakeups += critical;
+        for (std::uint64_t i = 0; i < critical; ++i)
+            tuner.record_critical();
+        switch (tuner.end_cycle()) {
+        case gating::adaptation::none:
+            return;
+        case gating::adaptation::kept:
+            break;
+        case gating::adaptation::raised:
+            ++a.idle_detect_increments;
+            break;
+        case gating::adaptation::lowered:
+            ++a.idle_detect_decrements;
+            break;
+        }
+        ++a.epochs;
+        const std::size_t sps = p_.units.sp_count;
+        for (std::size_t k = 0; k < sps; ++k)
+            gates_[t * sps + k].policy().load(tuner.value());
     }
 
     [[nodiscard]] std::uint32_t type_active_(isa::unit_class u) const {
@@ -365,6 +515,12 @@ private:
                     ++n;
             return n;
         }
+    }
+
+    // May the scheduler pick an instruction of this class: a cluster can start it, or (INT,
+    // FP) none is on and free but a wakeup may start, which picking it requests.
+    [[nodiscard]] bool unit_available_(const isa::static_inst& si) const {
+        return unit_free_(si) || (gated_type_(si.unit) && type_wakeable_[type_of_(si.unit)]);
     }
 
     // Can an instruction of this class start this cycle (structure and power)?
@@ -405,29 +561,59 @@ private:
                 v.long_latency = hz.long_latency;
                 if (hz.any()) {
                     worst = std::max<int>(worst, c_scoreboard);
-                } else if (!unit_free_(si)) {
-                    const bool gated =
-                        (si.unit == isa::unit_class::int_alu || si.unit == isa::unit_class::fp) &&
-                        blocked_.test(si.unit);
-                    worst = std::max<int>(worst, gated ? c_gated : c_unit);
                 } else {
-                    v.ready = true;
+                    if (gated_type_(si.unit)) ++ready_ops_[type_of_(si.unit)];
+                    if (!unit_available_(si)) {
+                        const bool gated = gated_type_(si.unit) && !type_on_[type_of_(si.unit)];
+                        worst = std::max<int>(worst, gated ? c_gated : c_unit);
+                    } else {
+                        v.ready = true;
+                    }
                 }
             }
             ++n;
         }
-        const auto picks =
-            sched_.select(std::span<const issue::warp_view>(views_.data(), n), p_.issue_width);
+        // A scheduler picks from the views alone, so two picks may want one unit (two LD/ST
+        // instructions, or two of a type with one cluster on). Such a pick gives its slot back
+        // and the scheduler fills it again from what can still issue this cycle, as an issue
+        // stage that checks each pick's unit in turn does (GATES fills its N slots in priority
+        // order, paper 003 Section 6). A pick of a type with no cluster free but one a wakeup
+        // may start is that type's wakeup request and keeps its slot.
         issue::issue_list done;
-        for (std::size_t i = 0; i < picks.size(); ++i) {
-            const std::uint32_t s = picks[i].warp;
-            auto& w = warps_[s];
-            if (w.ibuf.empty() || source_.at_barrier(s)) continue;
-            const isa::static_inst si = w.ibuf.front();
-            // A second pick of the same class may find the unit taken by the first.
-            if (!scoreboard_.can_issue(s, operands_of(si)) || !unit_free_(si)) continue;
-            issue_one_(s, si);
-            done.push(static_cast<issue::warp_id>(s), si.unit);
+        std::uint64_t issued_warps = 0;
+        for (std::uint32_t round = 0; round < p_.issue_width && done.size() < p_.issue_width;
+             ++round) {
+            const auto picks = sched_.select(std::span<const issue::warp_view>(views_.data(), n),
+                                             p_.issue_width - done.size());
+            bool refill = false;
+            for (std::size_t i = 0; i < picks.size(); ++i) {
+                const std::uint32_t s = picks[i].warp;
+                auto& w = warps_[s];
+                if (!w.resident || w.ibuf.empty() || source_.at_barrier(s)) continue;
+                const isa::static_inst si = w.ibuf.front();
+                if (!scoreboard_.can_issue(s, operands_of(si))) continue;
+                if (!unit_free_(si)) {
+                    const bool wake =
+                        gated_type_(si.unit) && type_wakeable_[type_of_(si.unit)] && round == 0;
+                    if (gated_type_(si.unit)) ++unplaced_[type_of_(si.unit)];
+                    refill = refill || !wake;
+                    continue;
+                }
+                issue_one_(s, si);
+                issued_warps |= std::uint64_t{1} << s;
+                done.push(static_cast<issue::warp_id>(s), si.unit);
+            }
+            if (!refill) break;
+            for (std::uint32_t k = 0; k < n; ++k) {
+                auto& v = views_[k];
+                if (!v.ready) continue;
+                if ((issued_warps >> v.id) & 1U) {
+                    v.ready = false;
+                    continue;
+                }
+                const auto& w = warps_[v.id];
+                v.ready = w.resident && !w.ibuf.empty() && unit_free_(w.ibuf.front());
+            }
         }
         sched_.notify_issued(done);
         if (done.size() < p_.issue_width) {
@@ -591,7 +777,12 @@ private:
     std::vector<event> events_; // a min-heap on arrival cycle
     std::vector<issue::warp_view> views_;
     std::vector<std::uint32_t> slots_tmp_;
-    std::array<std::uint32_t, isa::unit_class_count> demand_{};
+    std::vector<gating::idle_detect_tuner> tuners_;     // per type, if per_type_idle_detect
+    std::array<type_adaptation_stats, 2> adaptation_{}; // per type: INT, FP
+    std::array<bool, 2> type_on_{};                     // a cluster of the type is on
+    std::array<bool, 2> type_wakeable_{};               // a pick may start a wakeup
+    std::array<std::uint32_t, 2> unplaced_{};           // picks that found no free cluster on
+    std::array<std::uint32_t, 2> ready_ops_{};          // warps ready to issue to the type
     issue::unit_set blocked_{};
     std::uint32_t resident_blocks_ = 0;
     std::uint32_t fetch_next_ = 0;

@@ -1,0 +1,172 @@
+#pragma once
+// The Warped Gates evaluation (paper 003 Section 7) on synthetic workloads: one SM, the same
+// seeded instruction streams under each technique, and the figures of Figs. 3 and 8-10
+// computed from the gating controllers' counters.
+
+#include <warpkit/core/error.hpp>
+#include <warpkit/core/histogram.hpp>
+#include <warpkit/core/rng.hpp>
+#include <warpkit/core/stats.hpp>
+#include <warpkit/gating/adaptive_idle_detect.hpp>
+#include <warpkit/gating/conventional.hpp>
+#include <warpkit/gating/coordinated_blackout.hpp>
+#include <warpkit/gating/energy.hpp>
+#include <warpkit/gating/naive_blackout.hpp>
+#include <warpkit/gating/no_gating.hpp>
+#include <warpkit/gating/stats.hpp>
+#include <warpkit/gpu/sm.hpp>
+#include <warpkit/gpu/synthetic_source.hpp>
+#include <warpkit/issue/gates.hpp>
+#include <warpkit/issue/two_level.hpp>
+#include <warpkit/mem/line_coalescer.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace study {
+
+namespace wk = warpkit;
+
+/// The parts of the study's SM: GTX480 warp size and coalescing, a scheduler and a policy.
+template <class Scheduler, class Gating>
+struct policies {
+    static constexpr std::size_t warp_size = 32;
+    using scheduler = Scheduler;
+    using gating_policy = Gating;
+    using coalescer = wk::mem::line_coalescer<128>;
+};
+
+// The study's SM: GTX480 defaults, with a front end that fetches two warps per cycle so that
+// the issue stage, not instruction supply, limits issue (one warp per cycle feeds at most the
+// two instructions the SM issues, which leaves the schedulers few decoded warps to choose from).
+inline wk::gpu::sm_params study_sm() {
+    wk::gpu::sm_params p;
+    p.fetch_width = 2;
+    return p;
+}
+
+/// What is shared by every run of one study.
+struct setup {
+    wk::gpu::sm_params sm = study_sm();
+    std::uint32_t schedulers = 1;    // paper 003 Section 6: one arbiter issuing N = 2 per cycle
+    std::uint32_t active_warps = 32; // Section 6: at most 32 warps in the active set
+    std::uint64_t seed = 1;
+    std::uint64_t max_cycles = 200000000;
+};
+
+/// Counters of the clusters of one unit type (INT or FP), summed.
+struct type_result {
+    std::size_t clusters = 0;
+    wk::gating::stats gating{};
+    std::uint64_t static_energy = 0; // in units of one cluster's leakage per cycle
+    std::uint32_t final_idle_detect = 0;
+    wk::gpu::type_adaptation_stats adaptation{};
+};
+
+/// One technique on one workload.
+struct run_result {
+    std::string technique;
+    std::string scheduler;
+    std::string policy;
+    std::uint64_t cycles = 0;
+    wk::gpu::sm_stats sm{};
+    std::uint64_t generated = 0;       // warp instructions the source generated
+    std::array<type_result, 2> type{}; // INT, FP
+};
+
+/// Runs the workload `w` on one SM with Scheduler and Gating; blocks are started as slots free
+/// up (at most w.max_blocks_per_sm at a time when set).
+template <class Scheduler, class Gating>
+run_result run(const std::string& technique, const setup& s, const wk::gpu::synthetic_params& w) {
+    using pol = policies<Scheduler, Gating>;
+    using source_t = wk::gpu::synthetic_source<32>;
+    using sm_t = wk::gpu::sm<pol, source_t>;
+    typename sm_t::scheduler_bank_type::params_type bank;
+    bank.schedulers = s.schedulers;
+    bank.scheduler.active_warps = s.active_warps;
+    if (w.warps_per_block > s.sm.warp_slots)
+        throw wk::config_error("warps_per_block", std::to_string(w.warps_per_block),
+                               "<= the SM's warp slots (" + std::to_string(s.sm.warp_slots) + ")");
+    sm_t sm(0, s.sm, bank, source_t(w, wk::rng(s.seed), s.sm.warp_slots, s.sm.block_slots));
+    const std::uint32_t limit = w.max_blocks_per_sm == 0 ? s.sm.block_slots : w.max_blocks_per_sm;
+    std::uint32_t next = 0;
+    std::uint32_t resident = 0;
+    std::uint64_t last_issued = 0;
+    std::uint64_t last_progress = 0;
+    for (std::uint64_t c = 0;; ++c) {
+        while (next < w.blocks && resident < limit && sm.has_free_block_slot(w.warps_per_block)) {
+            sm.start_block(next++, w.warps_per_block);
+            ++resident;
+        }
+        sm.tick([&](std::uint32_t) { --resident; });
+        if (next == w.blocks && sm.idle()) break;
+        if (sm.warp_instructions() != last_issued) {
+            last_issued = sm.warp_instructions();
+            last_progress = c;
+        } else if (c - last_progress > 100000) {
+            throw wk::sim_error("watchdog: no instruction issued for 100000 cycles under " +
+                                technique + sm.describe_warps());
+        }
+        if (c >= s.max_cycles) throw wk::sim_error("max_cycles reached under " + technique);
+    }
+    sm.finish();
+    if (sm.warp_instructions() != sm.source().total_instructions())
+        throw wk::sim_error(technique + ": issued " + std::to_string(sm.warp_instructions()) +
+                            " warp instructions of " +
+                            std::to_string(sm.source().total_instructions()));
+
+    run_result r;
+    r.technique = technique;
+    r.scheduler = std::string(Scheduler::kind);
+    r.policy = Gating::name();
+    r.sm = sm.stats();
+    r.cycles = r.sm.cycles;
+    r.generated = sm.source().generated();
+    const std::size_t sps = s.sm.units.sp_count;
+    for (std::size_t t = 0; t < 2; ++t) {
+        auto& tr = r.type[t];
+        const auto u = t == 0 ? wk::isa::unit_class::int_alu : wk::isa::unit_class::fp;
+        tr.clusters = sps;
+        for (std::size_t k = 0; k < sps; ++k) {
+            const auto& g = sm.gates()[t * sps + k];
+            wk::accumulate(tr.gating, g.stats());
+            tr.static_energy += wk::gating::static_energy(g.stats(), g.params());
+        }
+        tr.final_idle_detect = sm.idle_detect(u);
+        tr.adaptation = sm.adaptation(u);
+    }
+    return r;
+}
+
+/// The techniques of paper 003 Section 7.2, after the never-gated baseline.
+inline std::vector<run_result> run_all(const setup& s, const wk::gpu::synthetic_params& w) {
+    namespace g = wk::gating;
+    using two_level = wk::issue::two_level<>;
+    using gates = wk::issue::gates<>;
+    std::vector<run_result> out;
+    out.push_back(run<two_level, g::no_gating>("No gating", s, w));
+    out.push_back(run<two_level, g::conventional>("ConvPG", s, w));
+    out.push_back(run<gates, g::conventional>("GATES", s, w));
+    out.push_back(run<gates, g::naive_blackout>("Naive Blackout", s, w));
+    out.push_back(run<gates, g::coordinated_blackout>("Coordinated Blackout", s, w));
+    out.push_back(
+        run<gates, g::adaptive_idle_detect<g::coordinated_blackout>>("Warped Gates", s, w));
+    return out;
+}
+
+/// Static-energy saving of one type against never gating for `baseline_cycles` (the
+/// no-gating run): 1 - energy / (clusters x baseline_cycles).
+inline double savings(const type_result& t, std::uint64_t baseline_cycles) {
+    if (baseline_cycles == 0 || t.clusters == 0) return 0.0;
+    return 1.0 - static_cast<double>(t.static_energy) /
+                     (static_cast<double>(t.clusters) * static_cast<double>(baseline_cycles));
+}
+
+inline double ratio(std::uint64_t a, std::uint64_t b) {
+    return b == 0 ? 0.0 : static_cast<double>(a) / static_cast<double>(b);
+}
+
+} // namespace study
