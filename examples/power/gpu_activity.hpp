@@ -156,11 +156,16 @@ wp::sm_activity map_sm(const Sm& sm, const mapping_params& m) {
     // Branch and control instructions run on no cluster: their threads are the rest.
     const std::uint64_t other_threads =
         st.thread_instructions > cluster_threads ? st.thread_instructions - cluster_threads : 0;
+    // Branch and control instructions share the rest in proportion to their counts.
+    const auto branch = st.issued_by_unit[warpkit::isa::index(unit_class::branch)];
+    const auto ctrl = st.issued_by_unit[warpkit::isa::index(unit_class::ctrl)];
     double operand_lanes = 0;
     for (std::size_t k = 0; k < warpkit::isa::unit_class_count; ++k) {
-        const double threads =
-            k < 4 ? static_cast<double>(lanes[k])
-                  : static_cast<double>(other_threads) * (k == 4 ? 1.0 : 0.0); // ctrl reads nothing
+        double threads = static_cast<double>(lanes[k]);
+        if (k >= 4 && branch + ctrl > 0)
+            threads = static_cast<double>(other_threads) *
+                      static_cast<double>(st.issued_by_unit[k]) /
+                      static_cast<double>(branch + ctrl);
         operand_lanes += threads * (m.reads_per_inst[k] + m.writes_per_inst[k]);
     }
     a.operand_lanes = rounded(operand_lanes);

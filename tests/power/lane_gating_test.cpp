@@ -78,3 +78,18 @@ TEST_CASE("without divergence lane gating only costs its overhead") {
     const auto r = wp::compare_lane_gating(a, p);
     CHECK(r.saved_w() == near(-0.3));
 }
+
+TEST_CASE("lane counts above the SIMD width never make gating cost more than a full warp") {
+    const wp::model_params p;
+    wp::activity a;
+    a.cycles = 100;
+    a.sms.resize(1);
+    auto& s = a.sms[0];
+    s.active_cycles = 100;
+    s.issued = s.int_ops = 50;
+    s.int_lanes = 50 * 40; // inconsistent input: 40 lanes per instruction
+    s.rf_reads = 100;
+    s.operand_lanes = 100 * 64;
+    const auto r = wp::compare_lane_gating(a, p);
+    CHECK(r.saved_w() == near(-0.3));
+}

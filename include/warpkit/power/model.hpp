@@ -176,12 +176,19 @@ public:
             if (gate) {
                 // Only active lanes toggle: an instruction costs its active share of a full
                 // warp; register-file rows, collectors and crossbar follow the operand lanes.
-                work[index(component::int_alu)] = static_cast<double>(sa.int_lanes) / lanes;
-                work[index(component::fp)] = static_cast<double>(sa.fp_lanes) / lanes;
-                work[index(component::sfu)] = static_cast<double>(sa.sfu_lanes) / lanes;
+                // More active lanes than lanes exist are clamped: gating never costs more
+                // than a full warp.
+                const auto lane_work = [&](std::uint64_t lane_ops, std::uint64_t ops) {
+                    return std::min(static_cast<double>(lane_ops) / lanes,
+                                    static_cast<double>(ops));
+                };
+                work[index(component::int_alu)] = lane_work(sa.int_lanes, sa.int_ops);
+                work[index(component::fp)] = lane_work(sa.fp_lanes, sa.fp_ops);
+                work[index(component::sfu)] = lane_work(sa.sfu_lanes, sa.sfu_ops);
                 const double rows = static_cast<double>(sa.rf_reads + sa.rf_writes);
                 const double share =
-                    rows > 0 ? static_cast<double>(sa.operand_lanes) / (lanes * rows) : 0.0;
+                    rows > 0 ? std::min(1.0, static_cast<double>(sa.operand_lanes) / (lanes * rows))
+                             : 0.0;
                 for (component c :
                      {component::rf_banks, component::operand_collectors, component::rf_crossbar})
                     work[index(c)] *= share;
