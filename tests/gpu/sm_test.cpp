@@ -31,6 +31,8 @@ public:
         d.si = code_[s][pos_[s]++];
         d.warp = s;
         d.active = warp_mask::full();
+        for (std::size_t l = 0; l < 32; ++l)
+            d.addr[l] = l * stride_bytes;
         issued_at_[s].push_back(site.clock);
         return d;
     }
@@ -47,6 +49,8 @@ public:
     [[nodiscard]] const std::vector<std::uint64_t>& issued_at(std::size_t s) const {
         return issued_at_[s];
     }
+
+    std::uint64_t stride_bytes = 4; ///< lane l of a memory access touches l * stride_bytes
 
 private:
     std::vector<std::vector<isa::static_inst>> code_;
@@ -78,20 +82,32 @@ isa::static_inst exit_inst() {
     return s;
 }
 
-scripted_source run(std::vector<std::vector<isa::static_inst>> code, gpu::sm_params p = {}) {
+struct run_result {
+    scripted_source source;
+    gpu::sm_stats stats;
+};
+
+run_result run_full(std::vector<std::vector<isa::static_inst>> code, gpu::sm_params p = {},
+                    std::uint64_t stride = 4) {
     using sm_t = gpu::sm<test_policies, scripted_source>;
     issue::scheduler_bank_params<issue::no_params> bank;
     bank.schedulers = 1;
     p.issue_width = 2;
     const auto warps = static_cast<std::uint32_t>(code.size());
-    sm_t sm(0, p, bank, scripted_source(std::move(code)));
+    scripted_source src(std::move(code));
+    src.stride_bytes = stride;
+    sm_t sm(0, p, bank, std::move(src));
     sm.start_block(0, warps);
     int done = 0;
     for (int c = 0; c < 1000 && !sm.idle(); ++c)
         sm.tick([&](std::uint32_t) { ++done; });
     CHECK(done == 1);
     CHECK(sm.idle());
-    return sm.source();
+    return {sm.source(), sm.stats()};
+}
+
+scripted_source run(std::vector<std::vector<isa::static_inst>> code, gpu::sm_params p = {}) {
+    return run_full(std::move(code), p).source;
 }
 } // namespace
 
@@ -134,4 +150,37 @@ TEST_CASE("SM timing: a unit's initiation interval spaces independent instructio
     two_sp.ibuffer_depth = 4;
     const auto b = run({{mul(1), mul(2), mul(3), exit_inst()}}, two_sp);
     CHECK(b.issued_at(0) == std::vector<std::uint64_t>{2, 3, 4, 5});
+}
+
+TEST_CASE("shared-memory bank conflicts: held LD/ST unit (Fermi) or replay through the warp "
+          "(paper 004)") {
+    isa::static_inst ld = alu(1, {});
+    ld.unit = isa::unit_class::ldst;
+    ld.latency = isa::latency_class::shared_mem;
+    ld.space = isa::mem_space::shared;
+    ld.mop = isa::mem_op::load;
+    ld.access_bytes = 4;
+    const auto use = alu(2, {1});
+    // 8 banks met by rows of 8 lanes at stride 8 bytes: lanes l and l + 4 of a row share a
+    // bank with different words, so each of the 4 rows takes 2 passes: 4 extra passes.
+    gpu::sm_params p;
+    p.banks.banks = 8;
+    p.bank_group_lanes = 8;
+    p.ibuffer_depth = 4;
+    for (bool replay : {false, true}) {
+        CAPTURE(replay);
+        p.shared_replay = replay;
+        const auto r = run_full({{ld, use, exit_inst()}}, p, 8);
+        // The load issues at 2. Either way its data is back after the 4 extra passes:
+        // 2 + 4 passes + 1 (address generation) + 38 (shared latency) = 45.
+        CHECK(r.source.issued_at(0) == std::vector<std::uint64_t>{2, 45, 46});
+        CHECK(r.stats.shared_bank_passes == 8);
+        CHECK(r.stats.shared_replays == (replay ? 4U : 0U));
+        CHECK(r.stats.warp_instructions == 3);
+    }
+    // Unit stride: no conflicts, no replay, data at 2 + 1 + 38.
+    p.shared_replay = true;
+    const auto r = run_full({{ld, use, exit_inst()}}, p, 4);
+    CHECK(r.source.issued_at(0) == std::vector<std::uint64_t>{2, 41, 42});
+    CHECK(r.stats.shared_replays == 0);
 }

@@ -80,6 +80,9 @@ struct tesla_seed004 {
               &p.sm.units.timing.fp_mul, &p.sm.units.timing.fp_mad, &p.sm.units.timing.ldst})
             t->initiation_interval = 4;
         p.sm.banks.banks = 8;
+        // A row of 8 lanes meets the 8 banks at a time; conflicting lanes replay (4.3.2).
+        p.sm.bank_group_lanes = 8;
+        p.sm.shared_replay = true;
         return p;
     }
 };

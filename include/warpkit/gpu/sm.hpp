@@ -49,6 +49,11 @@ struct sm_params {
     std::uint32_t fetch_width = 1;   ///< warps fetched per cycle
     std::uint32_t fetch_latency = 1; ///< cycles from fetch to a filled instruction buffer
     std::uint32_t shared_latency = 38;
+    /// Lanes that reach the shared-memory banks together (Fermi: a warp; paper 004: a row).
+    std::uint32_t bank_group_lanes = 32;
+    /// Bank conflicts replay the unserved lanes through the warp (paper 004) instead of
+    /// holding the LD/ST unit for the extra passes.
+    bool shared_replay = false;
     std::uint32_t const_latency = 38;
     std::uint32_t global_latency = 440;
     exec::units_params units{};
@@ -62,12 +67,14 @@ struct sm_params {
         check_range("fetch_width", fetch_width, 1U, 64U);
         check_range("fetch_latency", fetch_latency, 1U, 1000U);
         check_range("shared_latency", shared_latency, 1U, 100000U);
+        check(bank_group_lanes >= 1 && bank_group_lanes <= 32 && 32 % bank_group_lanes == 0,
+              "bank_group_lanes", bank_group_lanes, "a divisor of 32");
         check_range("const_latency", const_latency, 1U, 100000U);
         check_range("global_latency", global_latency, 1U, 100000U);
     }
     WARPKIT_FIELDS(sm_params, warp_slots, block_slots, issue_width, ibuffer_depth, fetch_width,
-                   fetch_latency, shared_latency, const_latency, global_latency, units, banks,
-                   gating)
+                   fetch_latency, shared_latency, bank_group_lanes, shared_replay, const_latency,
+                   global_latency, units, banks, gating)
 };
 
 /// Why an issue cycle did not use all its slots: the most advanced obstacle among the warps.
@@ -94,14 +101,15 @@ struct sm_stats {
     std::uint64_t blocks_completed = 0;
     std::uint64_t shared_accesses = 0;
     std::uint64_t shared_bank_passes = 0;
+    std::uint64_t shared_replays = 0; ///< extra issues of conflicting shared accesses
     std::uint64_t global_accesses = 0;
     std::uint64_t global_transactions = 0;
     std::uint64_t const_accesses = 0;
     std::uint64_t barrier_releases = 0;
     WARPKIT_FIELDS(sm_stats, cycles, active_cycles, warp_instructions, thread_instructions,
                    issued_by_unit, stalls, fetches, ibuffer_flushes, blocks_completed,
-                   shared_accesses, shared_bank_passes, global_accesses, global_transactions,
-                   const_accesses, barrier_releases)
+                   shared_accesses, shared_bank_passes, shared_replays, global_accesses,
+                   global_transactions, const_accesses, barrier_releases)
 };
 
 /// The op_class (latency / initiation interval group) of a static instruction.
@@ -342,6 +350,8 @@ private:
         std::vector<isa::static_inst> ibuf;
         std::uint64_t fetch_ready = 0; ///< cycle a fetch in flight completes
         bool fetching = false;
+        std::uint32_t replays = 0;       ///< shared-memory passes still to replay (paper 004)
+        issue::operands replay_writes{}; ///< the replayed load's destinations
     };
     struct block {
         bool resident = false;
@@ -531,9 +541,26 @@ private:
         case isa::unit_class::sfu:
             return units_.find_free(op_class_of(si)).has_value();
         case isa::unit_class::ldst:
-            return now_ >= ldst_free_at_ && units_.find_free(exec::op_class::ldst).has_value();
+            return ldst_free_();
         default:
             return true;
+        }
+    }
+    [[nodiscard]] bool ldst_free_() const {
+        return now_ >= ldst_free_at_ && units_.find_free(exec::op_class::ldst).has_value();
+    }
+
+    // One more pass of a shared-memory access whose lanes lost a bank conflict: it occupies
+    // the LD/ST unit like the first; the last pass's data completes the load.
+    void replay_(std::uint32_t s) {
+        auto& w = warps_[s];
+        (void)units_.issue(exec::op_class::ldst, payload{s, issue::operands{}}, warp_mask{});
+        ldst_free_at_ = now_ + 1;
+        ++s_.shared_replays;
+        if (--w.replays == 0) {
+            const std::uint64_t agen = p_.units.timing.of(exec::op_class::ldst).latency;
+            events_.push_back(event{now_ + agen + p_.shared_latency, s, w.replay_writes});
+            std::push_heap(events_.begin(), events_.end(), std::greater<>{});
         }
     }
 
@@ -549,8 +576,13 @@ private:
             v.id = static_cast<issue::warp_id>(s);
             v.age = w.age;
             v.at_barrier = source_.at_barrier(s);
-            v.valid = !w.ibuf.empty();
-            if (v.at_barrier) {
+            v.valid = !w.ibuf.empty() || w.replays > 0;
+            if (w.replays > 0) {
+                // The lanes a bank conflict left out re-enter the pipeline first.
+                v.unit = isa::unit_class::ldst;
+                v.ready = ldst_free_();
+                if (!v.ready) worst = std::max<int>(worst, c_unit);
+            } else if (v.at_barrier) {
                 worst = std::max<int>(worst, c_barrier);
             } else if (!v.valid) {
                 worst = std::max<int>(worst, c_fetch);
@@ -589,6 +621,16 @@ private:
             for (std::size_t i = 0; i < picks.size(); ++i) {
                 const std::uint32_t s = picks[i].warp;
                 auto& w = warps_[s];
+                if (w.resident && w.replays > 0) {
+                    if (!ldst_free_()) {
+                        refill = true;
+                        continue;
+                    }
+                    replay_(s);
+                    issued_warps |= std::uint64_t{1} << s;
+                    done.push(static_cast<issue::warp_id>(s), isa::unit_class::ldst);
+                    continue;
+                }
                 if (!w.resident || w.ibuf.empty() || source_.at_barrier(s)) continue;
                 const isa::static_inst si = w.ibuf.front();
                 if (!scoreboard_.can_issue(s, operands_of(si))) continue;
@@ -612,7 +654,9 @@ private:
                     continue;
                 }
                 const auto& w = warps_[v.id];
-                v.ready = w.resident && !w.ibuf.empty() && unit_free_(w.ibuf.front());
+                v.ready =
+                    w.resident &&
+                    (w.replays > 0 ? ldst_free_() : !w.ibuf.empty() && unit_free_(w.ibuf.front()));
             }
         }
         sched_.notify_issued(done);
@@ -686,11 +730,28 @@ private:
         std::uint64_t latency = p_.global_latency;
         switch (d.si.space) {
         case isa::mem_space::shared: {
-            const auto a = banks_.access(d.addr, d.si.access_bytes, d.active);
-            occupancy = std::max<std::uint64_t>(1, a.passes);
+            // Lanes reach the banks in groups (Fermi: the whole warp; paper 004: one row of
+            // SPs at a time); each group needs 1 + its conflict degree passes.
+            std::uint64_t extra = 0;
+            for (std::size_t first = 0; first < warp_size; first += p_.bank_group_lanes) {
+                const auto group =
+                    d.active & lane_mask<warp_size>::first_n(first + p_.bank_group_lanes)
+                                   .minus(lane_mask<warp_size>::first_n(first));
+                if (group.none()) continue;
+                const auto a = banks_.access(d.addr, d.si.access_bytes, group);
+                extra += a.passes - 1;
+                s_.shared_bank_passes += a.passes;
+            }
             latency = p_.shared_latency;
             ++s_.shared_accesses;
-            s_.shared_bank_passes += a.passes;
+            if (p_.shared_replay && extra > 0) {
+                // Paper 004: the served lanes go on, the others replay through the warp.
+                warps_[s].replays = static_cast<std::uint32_t>(extra);
+                warps_[s].replay_writes = writes;
+                ldst_free_at_ = now_ + 1;
+                return;
+            }
+            occupancy = 1 + extra;
             break;
         }
         case isa::mem_space::constant:
