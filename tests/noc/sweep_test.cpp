@@ -62,6 +62,20 @@ TEST_CASE("sweep on the ideal network: latency exact, everything accepted") {
     CHECK(res.packets > 10000);
 }
 
+TEST_CASE("sweep on a zero-latency ideal network converges (latency 0 every period)") {
+    ideal_params ip;
+    ip.nodes = 16;
+    ideal_network<> net(ip);
+    traffic_params tp;
+    tp.k = 4;
+    tp.pattern = traffic_pattern::transpose;
+    warpkit::rng r(6);
+    const auto res = run_rate(net, traffic(tp), 0.3, sweep_params{}, r);
+    CHECK(res.status == run_status::ok);
+    CHECK(res.avg_packet_latency == 0.0);
+    CHECK(res.hops_avg == 0.0);
+}
+
 TEST_CASE("sweep on a 4x4 mesh: zero-load figures at low load, unstable past saturation") {
     traffic_params tp;
     tp.k = 4;

@@ -67,6 +67,17 @@ public:
         const std::uint64_t all =
             n_out_ == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << n_out_) - 1);
         std::uint64_t free_out = all & ~taken_outputs;
+        if (n_act == 1) {
+            // One requester: every free output it wants grants it; it accepts from its pointer.
+            const std::uint32_t i = active_[0];
+            const std::uint64_t g = req[i] & free_out;
+            if (g == 0) return;
+            const std::uint32_t o = detail::first_from(g, aptr_[i]);
+            match[i] = static_cast<std::int32_t>(o);
+            aptr_[i] = o + 1 == n_out_ ? 0 : o + 1;
+            gptr_[o] = i + 1 == n_in_ ? 0 : i + 1;
+            return;
+        }
         for (std::uint32_t it = 0; it < iterations_ && free_out != 0; ++it) {
             bool any = false;
             for (std::uint32_t k = 0; k < n_act; ++k)

@@ -268,10 +268,11 @@ private:
         std::vector<std::uint32_t> ovc_credits;
         std::vector<std::uint32_t> ovc_free; ///< per router output: mask of free VCs
         std::vector<std::uint32_t> router_flits;
-        std::vector<Alloc> va;             ///< per router output
-        std::vector<Alloc> sa;             ///< per router
-        std::vector<std::uint32_t> vc_ptr; ///< per router input: VC round-robin
-        detail::queue_bank<flit> sink;     ///< node ejection buffers, per VC
+        std::vector<std::uint32_t> arriving; ///< per router: flits and credits on their way in
+        std::vector<Alloc> va;               ///< per router output
+        std::vector<Alloc> sa;               ///< per router
+        std::vector<std::uint32_t> vc_ptr;   ///< per router input: VC round-robin
+        detail::queue_bank<flit> sink;       ///< node ejection buffers, per VC
         std::vector<std::uint32_t> src_credits;
         std::vector<std::uint8_t> src_busy;
         std::vector<std::uint32_t> src_last_vc;
@@ -368,6 +369,7 @@ private:
             n.ovc_credits.assign(ivcs, B_);
             n.ovc_free.assign(RP_, all);
             n.router_flits.assign(R_, 0);
+            n.arriving.assign(R_, 0);
             n.va.clear();
             n.va.reserve(RP_);
             for (std::size_t i = 0; i < RP_; ++i)
@@ -411,6 +413,17 @@ private:
         return true;
     }
 
+    // Channel endpoints below RP_ belong to routers; the rest to node interfaces.
+    void send_flit(fabric& n, std::size_t to, const timed_flit& f) {
+        n.chan.push(to, f);
+        if (to < RP_) ++n.arriving[to / P_];
+    }
+    void send_credit(fabric& n, std::size_t to, const timed_credit& c) {
+        n.cred.push(to, c);
+        ++n.credits;
+        if (to < RP_) ++n.arriving[to / P_];
+    }
+
     // ---- node interfaces ----------------------------------------------------------------
     void sink_step(fabric& n, node_id node) {
         const std::size_t ci = RP_ + node;
@@ -435,8 +448,7 @@ private:
                 n.sink.pop(q);
                 ++n.s.flits_ejected;
                 ++n.s.nodes[node].flits_ejected;
-                n.cred.push(back, timed_credit{now_ + 1 + p_.link_latency, v});
-                ++n.credits;
+                send_credit(n, back, timed_credit{now_ + 1 + p_.link_latency, v});
                 ++n.s.credits;
                 if ((f.flags & tail_flag) != 0) {
                     --n.reserved[e];
@@ -493,8 +505,8 @@ private:
             f.vc = static_cast<std::uint8_t>(v);
             f.flags = static_cast<std::uint8_t>((st.seq == 0 ? head_flag : 0) |
                                                 (st.seq + 1 == pk.flits ? tail_flag : 0));
-            n.chan.push(std::size_t{t_.host[node]} * P_ + t_.local[node],
-                        timed_flit{now_ + 1 + p_.link_latency, f});
+            send_flit(n, std::size_t{t_.host[node]} * P_ + t_.local[node],
+                      timed_flit{now_ + 1 + p_.link_latency, f});
             --n.src_credits[cv + v];
             ++n.s.flits_injected;
             ++n.s.nodes[node].flits_injected;
@@ -527,12 +539,14 @@ private:
     }
 
     void router_step(fabric& n, std::uint32_t r) {
+        if (n.router_flits[r] == 0 && n.arriving[r] == 0) return;
         const std::size_t base = std::size_t{r} * P_;
         for (std::uint32_t p = 0; p < P_; ++p) {
             const std::size_t ci = base + p;
             while (!n.chan.empty(ci) && n.chan.front(ci).due <= now_) {
                 const flit f = n.chan.front(ci).f;
                 n.chan.pop(ci);
+                --n.arriving[r];
                 const std::size_t i = ci * V_ + f.vc;
                 n.buf.push(i, f);
                 ++n.router_flits[r];
@@ -545,6 +559,7 @@ private:
                 ++n.ovc_credits[ci * V_ + n.cred.front(ci).vc];
                 n.cred.pop(ci);
                 --n.credits;
+                --n.arriving[r];
             }
         }
         if (n.router_flits[r] == 0) return;
@@ -652,9 +667,8 @@ private:
         --n.ovc_credits[out * V_ + st.out_vc];
         f.vc = st.out_vc;
         const std::uint64_t leave = now_ + p_.sw_alloc_delay;
-        n.chan.push(down_[out], timed_flit{leave + st_ + down_lat_[out], f});
-        n.cred.push(up_[in], timed_credit{leave + p_.credit_delay + up_lat_[in], v});
-        ++n.credits;
+        send_flit(n, down_[out], timed_flit{leave + st_ + down_lat_[out], f});
+        send_credit(n, up_[in], timed_credit{leave + p_.credit_delay + up_lat_[in], v});
         auto& rs = n.s.routers[r];
         ++n.s.buffer_reads;
         ++rs.buffer_reads;

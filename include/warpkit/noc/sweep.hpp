@@ -192,10 +192,12 @@ template <network Net>
         const double cur_lat = measured.count == 0 ? 0.0
                                                    : static_cast<double>(measured.lat) /
                                                          static_cast<double>(measured.count);
-        const double lat_change = cur_lat == 0.0 ? 1.0 : std::fabs(cur_lat - prev_lat) / cur_lat;
-        const double acc_change = res.accepted_rate == 0.0
-                                      ? (prev_acc == 0.0 ? 0.0 : 1.0)
-                                      : std::fabs(res.accepted_rate - prev_acc) / res.accepted_rate;
+        const auto change = [](double cur, double prev) {
+            if (cur == prev) return 0.0;
+            return cur == 0.0 ? 1.0 : std::fabs(cur - prev) / cur;
+        };
+        const double lat_change = change(cur_lat, prev_lat);
+        const double acc_change = change(res.accepted_rate, prev_acc);
         prev_lat = cur_lat;
         prev_acc = res.accepted_rate;
         if (lat_change < sp.stop_threshold && acc_change < sp.stop_threshold)
