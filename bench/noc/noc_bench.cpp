@@ -1,13 +1,14 @@
 // Network-on-chip: simulated router-cycles per second of an 8x8 mesh (BookSim's 4-stage
 // router and paper 002's 2-stage router, 2 VCs x 8 flits, uniform 1-flit packets) at low
 // load, near saturation and saturated; the GTX480-like crossbar; the ideal network; one
-// switch allocation; cluster packet encoding.
+// switch allocation; cluster packet encoding and a busy cluster link.
 //
 // One benchmark iteration is one network cycle including the traffic source (a Bernoulli
 // trial per node, packets refused by a full source queue are dropped) and ejection.
 
 #include <warpkit/core/rng.hpp>
 #include <warpkit/noc/allocator.hpp>
+#include <warpkit/noc/cluster_link.hpp>
 #include <warpkit/noc/cluster_packet.hpp>
 #include <warpkit/noc/crossbar.hpp>
 #include <warpkit/noc/ideal_network.hpp>
@@ -114,5 +115,18 @@ void bm_inst_packet_roundtrip(benchmark::State& state) {
     }
 }
 BENCHMARK(bm_inst_packet_roundtrip);
+
+void bm_cluster_link(benchmark::State& state) {
+    // A master-to-slave link kept busy: one InstPacket sent and one received per link cycle.
+    cluster_link l(master_to_slave_link());
+    std::uint64_t w = 0;
+    for (auto _ : state) {
+        if (l.can_send()) l.send(cluster_packet_kind::inst, w++ & 0xFFFFFF80u);
+        l.tick();
+        if (l.can_receive()) benchmark::DoNotOptimize(l.receive());
+    }
+    state.counters["pJ"] = energy_pj(l.params(), l.stats());
+}
+BENCHMARK(bm_cluster_link);
 
 } // namespace

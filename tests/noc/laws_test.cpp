@@ -80,6 +80,7 @@ TEST_CASE_TEMPLATE("network law: refuses what it cannot take, never delivers wha
     N net = make<N>();
     const auto n = static_cast<node_id>(net.nodes());
     CHECK_FALSE(net.can_inject(n));
+    CHECK_FALSE(net.can_inject(0, static_cast<traffic_class>(7)));
     CHECK_FALSE(net.can_eject(0));
     CHECK_THROWS_AS((void)net.eject(0), warpkit::contract_error);
     packet<> bad;

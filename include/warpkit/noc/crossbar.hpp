@@ -101,7 +101,8 @@ public:
 
     [[nodiscard]] bool can_inject(node_id src,
                                   traffic_class c = traffic_class::request) const noexcept {
-        return src < N_ && !nets_[subnet_of(c)].injq.full(qi(src, c));
+        return src < N_ && static_cast<std::size_t>(c) < C &&
+               !nets_[subnet_of(c)].injq.full(qi(src, c));
     }
     /// Queues `pk` at its source (with VOQs, a packet must fit the input buffer); returns
     /// its id.

@@ -50,14 +50,14 @@ public:
     /// The cycle the next tick() simulates.
     [[nodiscard]] std::uint64_t now() const noexcept { return now_; }
 
-    /// Always true: the ideal network has unbounded bandwidth.
+    /// True for every node and class: the ideal network has unbounded bandwidth.
     [[nodiscard]] bool can_inject(node_id src,
-                                  traffic_class = traffic_class::request) const noexcept {
-        return src < p_.nodes;
+                                  traffic_class c = traffic_class::request) const noexcept {
+        return src < p_.nodes && static_cast<std::size_t>(c) < traffic_class_count;
     }
     /// Sends `pk` (src, dst < nodes(), flits >= 1); returns its id.
     std::uint64_t inject(packet_type pk) {
-        WARPKIT_EXPECTS(pk.src < p_.nodes && pk.dst < p_.nodes && pk.flits >= 1);
+        WARPKIT_EXPECTS(can_inject(pk.src, pk.cls) && pk.dst < p_.nodes && pk.flits >= 1);
         if (pk.created == no_time) pk.created = now_;
         pk.id = next_id_++;
         pk.injected = now_;

@@ -79,7 +79,7 @@ public:
     /// True when `src`'s injection queue for class `c` has room.
     [[nodiscard]] bool can_inject(node_id src,
                                   traffic_class c = traffic_class::request) const noexcept {
-        if (src >= t_.nodes) return false;
+        if (src >= t_.nodes || static_cast<std::size_t>(c) >= C) return false;
         const auto& n = nets_[subnet_of(c)];
         return !n.injq.full(qi(src, c));
     }
