@@ -62,12 +62,17 @@ preset_run run_with(const warpkit::gpu::isa_kernel& k, warpkit::gpu::global_memo
     r.params = p;
     std::array<std::uint64_t, warpkit::isa::unit_class_count> busy{};
     std::array<std::uint64_t, warpkit::isa::unit_class_count> count{};
-    const auto progress = [&](std::uint64_t cycle, std::uint64_t insts, std::uint64_t blocks) {
-        if (show_progress)
-            std::fprintf(stderr, "  cycle %llu: %llu warp instructions, %llu of %u blocks done\n",
-                         static_cast<unsigned long long>(cycle),
-                         static_cast<unsigned long long>(insts),
-                         static_cast<unsigned long long>(blocks), k.blocks());
+    const auto progress = [&](std::uint64_t cycle, auto sms, bool done) {
+        if (!show_progress || done) return;
+        std::uint64_t insts = 0;
+        std::uint64_t blocks = 0;
+        for (const auto& sm : sms) {
+            insts += sm.warp_instructions();
+            blocks += sm.stats().blocks_completed;
+        }
+        std::fprintf(stderr, "  cycle %llu: %llu warp instructions, %llu of %u blocks done\n",
+                     static_cast<unsigned long long>(cycle), static_cast<unsigned long long>(insts),
+                     static_cast<unsigned long long>(blocks), k.blocks());
     };
     r.stats = g.run(
         k, mem,

@@ -211,88 +211,33 @@ wp::activity snapshot(const Sms& sms, std::uint64_t cycles, const mapping_params
 }
 } // namespace detail
 
-/// Runs `k` on `Preset` with params `p`, cycle by cycle as gpu<Preset>::run does, and
-/// records the activity of every `sample_cycles` cycles.
+/// Runs `k` on `Preset` with params `p` and records the activity of every `sample_cycles`
+/// cycles (the last interval may be shorter), through gpu::run's sample hook.
 template <class Preset>
 sampled_run run_sampled(const warpkit::gpu::isa_kernel& k, warpkit::gpu::global_memory& mem,
                         const warpkit::gpu::gpu_params& p, std::uint64_t sample_cycles,
                         const mapping_params& m) {
     namespace gpu = warpkit::gpu;
     using gpu_type = gpu::gpu<Preset>;
-    using sm_type = typename gpu_type::sm_type;
-    using source_type = typename gpu_type::source_type;
-    warpkit::validate(p);
     warpkit::validate(m);
-    if (k.warp_size() != gpu_type::warp_size)
-        throw warpkit::config_error("kernel.warp_size", std::to_string(k.warp_size()),
-                                    std::to_string(gpu_type::warp_size));
-    const std::uint32_t block_shared =
-        k.config().shared_bytes != 0 ? k.config().shared_bytes : p.default_block_shared_bytes;
-    gpu::sm_limits lim;
-    lim.max_blocks = p.sm.block_slots;
-    lim.max_warps = p.sm.warp_slots;
-    lim.registers = p.registers;
-    lim.shared_bytes = p.shared_bytes;
-    gpu::cta_dispatcher disp(p.sms, lim, p.cluster_size);
-    gpu::block_footprint fp;
-    fp.warps = k.warps_per_block();
-    fp.registers =
-        k.regs_per_thread() * k.warps_per_block() * static_cast<std::uint32_t>(gpu_type::warp_size);
-    fp.shared_bytes = block_shared;
-    disp.launch(k.blocks(), fp);
-    typename sm_type::scheduler_bank_type::params_type bank;
-    bank.schedulers = p.schedulers;
-    std::vector<sm_type> sms;
-    sms.reserve(p.sms);
-    for (std::uint32_t i = 0; i < p.sms; ++i)
-        sms.emplace_back(i, p.sm, bank,
-                         source_type(k, mem, p.sm.warp_slots, p.sm.block_slots, block_shared));
-
+    gpu::gpu_params q = p;
+    q.sample_cycles = sample_cycles;
+    gpu_type g(q);
     sampled_run r;
     r.preset = p.name;
     r.params = p;
-    wp::activity before = detail::snapshot(sms, 0, m);
-    std::vector<gpu::cta_dispatcher::placement> placed;
-    std::uint64_t last_progress = 0;
-    std::uint64_t last_count = 0;
-    std::uint64_t cycle = 0;
-    for (;; ++cycle) {
-        if (disp.dispatch(placed) > 0)
-            for (const auto& pl : placed)
-                sms[pl.sm].start_block(pl.block, fp.warps);
-        std::uint64_t issued = 0;
-        for (auto& s : sms) {
-            s.tick([&](std::uint32_t) { disp.retire(s.id()); });
-            issued += s.warp_instructions();
-        }
-        const bool done = disp.done() && std::all_of(sms.begin(), sms.end(),
-                                                     [](const sm_type& s) { return s.idle(); });
-        if (done) {
-            for (auto& s : sms)
-                s.finish();
-        }
-        if ((cycle + 1) % sample_cycles == 0 || done) {
-            const auto now = detail::snapshot(sms, cycle + 1, m);
-            r.intervals.push_back(wp::difference(now, before));
-            before = now;
-        }
-        if (done) break;
-        if (issued != last_count) {
-            last_count = issued;
-            last_progress = cycle;
-        } else if (cycle - last_progress >= p.watchdog_cycles) {
-            throw warpkit::sim_error("watchdog: no warp instruction issued for " +
-                                     std::to_string(p.watchdog_cycles) + " cycles");
-        }
-        if (cycle + 1 >= p.max_cycles)
-            throw warpkit::sim_error("max_cycles: kernel still running after " +
-                                     std::to_string(p.max_cycles) + " cycles");
-    }
-    r.cycles = cycle + 1;
+    // Fresh SMs count nothing: the activity before the first interval is all zeros.
+    wp::activity before;
+    before.sms.resize(p.sms);
+    const auto rs = g.run(k, mem, {}, [&](std::uint64_t cycles, auto sms, bool) {
+        const auto now = detail::snapshot(sms, cycles, m);
+        r.intervals.push_back(wp::difference(now, before));
+        before = now;
+    });
+    r.cycles = rs.cycles;
     r.total = before;
     r.total.cycles = r.cycles;
-    for (const auto& s : sms)
-        r.warp_instructions += s.warp_instructions();
+    r.warp_instructions = rs.total.warp_instructions;
     return r;
 }
 

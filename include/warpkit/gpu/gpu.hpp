@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -36,8 +37,8 @@ struct gpu_params {
     /// Watchdog: stop when no warp instruction issues anywhere for this many cycles.
     std::uint64_t watchdog_cycles = 100000;
     std::uint64_t max_cycles = 1'000'000'000;
-    /// Cycles between two progress reports of a run.
-    std::uint64_t progress_cycles = 1'000'000;
+    /// Cycles between two calls of a run's `sample` hook (progress reports, power traces).
+    std::uint64_t sample_cycles = 1'000'000;
     sm_params sm{};
     void validate() const {
         check_range("sms", sms, 1U, 4096U);
@@ -45,7 +46,7 @@ struct gpu_params {
         check_range("schedulers", schedulers, 1U, 8U);
         check_range("watchdog_cycles", watchdog_cycles, std::uint64_t{1}, std::uint64_t{1} << 40);
         check_range("max_cycles", max_cycles, std::uint64_t{1}, std::uint64_t{1} << 50);
-        check_range("progress_cycles", progress_cycles, std::uint64_t{1}, std::uint64_t{1} << 50);
+        check_range("sample_cycles", sample_cycles, std::uint64_t{1}, std::uint64_t{1} << 50);
         check(cluster_size >= 1 && sms % cluster_size == 0, "cluster_size", cluster_size,
               "a divisor of sms");
         check(default_block_shared_bytes <= shared_bytes, "default_block_shared_bytes",
@@ -53,7 +54,7 @@ struct gpu_params {
     }
     WARPKIT_FIELDS(gpu_params, name, sms, core_mhz, schedulers, cluster_size, registers,
                    shared_bytes, default_block_shared_bytes, watchdog_cycles, max_cycles,
-                   progress_cycles, sm)
+                   sample_cycles, sm)
 };
 
 /// What one kernel run measured.
@@ -88,14 +89,16 @@ public:
 
     [[nodiscard]] const gpu_params& params() const noexcept { return p_; }
 
+    /// Called with the cycle count, every SM and whether the run is over.
+    using sample_hook = std::function<void(std::uint64_t, std::span<const sm_type>, bool)>;
+
     /// Runs `k` to completion. Throws sim_error on a kernel fault, when the watchdog sees no
     /// progress (with every warp's state), or past max_cycles. `observe(sm)` is called for
-    /// each SM after the run (stats of the parts).
-    /// `progress(cycle, warp_instructions, blocks_done)` is called every progress_cycles.
-    run_stats
-    run(const isa_kernel& k, global_memory& mem,
-        const std::function<void(const sm_type&)>& observe = {},
-        const std::function<void(std::uint64_t, std::uint64_t, std::uint64_t)>& progress = {}) {
+    /// each SM after the run (stats of the parts); `sample(cycles, sms, done)` every
+    /// sample_cycles cycles and once more at the end (done: the SMs are finished).
+    run_stats run(const isa_kernel& k, global_memory& mem,
+                  const std::function<void(const sm_type&)>& observe = {},
+                  const sample_hook& sample = {}) {
         if (k.warp_size() != warp_size)
             throw config_error("kernel.warp_size", std::to_string(k.warp_size()),
                                std::to_string(warp_size));
@@ -139,11 +142,14 @@ public:
                 issued += s.warp_instructions();
             }
             rs.cycles = cycle + 1;
-            if (progress && rs.cycles % p_.progress_cycles == 0)
-                progress(rs.cycles, issued, disp.stats().blocks_retired);
-            if (disp.done() &&
-                std::all_of(sms.begin(), sms.end(), [](const sm_type& s) { return s.idle(); }))
-                break;
+            const bool done = disp.done() && std::all_of(sms.begin(), sms.end(),
+                                                         [](const sm_type& s) { return s.idle(); });
+            if (done)
+                for (auto& s : sms)
+                    s.finish();
+            if (sample && (done || rs.cycles % p_.sample_cycles == 0))
+                sample(rs.cycles, std::span<const sm_type>(sms), done);
+            if (done) break;
             if (issued != last_count) {
                 last_count = issued;
                 last_progress = cycle;
@@ -165,7 +171,6 @@ public:
             }
         }
         for (auto& s : sms) {
-            s.finish();
             rs.per_sm.push_back(s.stats());
             if (observe) observe(s);
         }
