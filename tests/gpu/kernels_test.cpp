@@ -294,3 +294,26 @@ TEST_CASE("timed runs that cannot finish stop with every warp's state") {
               std::string::npos);
     }
 }
+
+TEST_CASE_TEMPLATE("same kernel, same preset: bit-identical stats and memory", P, gpu::fermi_gtx480,
+                   gpu::tesla_seed004, gpu::amoeba_48) {
+    for (const char* name : {"histogram.s", "matmul.s"}) {
+        CAPTURE(name);
+        gpu::isa_kernel k(load(name));
+        std::string first;
+        gpu::global_memory first_mem;
+        for (int run_no = 0; run_no < 2; ++run_no) {
+            gpu::global_memory mem;
+            gpu::load_data(k, mem);
+            gpu::gpu<P> g(P::params());
+            const std::string j = stats_to_json(g.run(k, mem)).dump();
+            if (run_no == 0) {
+                first = j;
+                first_mem = std::move(mem);
+            } else {
+                CHECK(j == first);
+                CHECK(mem == first_mem);
+            }
+        }
+    }
+}
