@@ -9,8 +9,8 @@
 #include <boost/hana/concept/struct.hpp>
 #include <boost/hana/first.hpp>
 #include <boost/hana/for_each.hpp>
-#include <boost/hana/second.hpp>
 #include <boost/hana/pair.hpp>
+#include <boost/hana/second.hpp>
 #include <boost/hana/string.hpp>
 #include <boost/hana/tuple.hpp>
 
@@ -43,8 +43,14 @@
 // Preprocessor iteration over up to 40 field names (generated table).
 #define WARPKIT_PP_CAT_(a, b) a##b
 #define WARPKIT_PP_CAT(a, b) WARPKIT_PP_CAT_(a, b)
-#define WARPKIT_PP_NARG_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, _17, _18, _19, _20, _21, _22, _23, _24, _25, _26, _27, _28, _29, _30, _31, _32, _33, _34, _35, _36, _37, _38, _39, _40, N, ...) N
-#define WARPKIT_PP_NARG(...) WARPKIT_PP_NARG_(__VA_ARGS__, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1)
+#define WARPKIT_PP_NARG_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16,    \
+                         _17, _18, _19, _20, _21, _22, _23, _24, _25, _26, _27, _28, _29, _30,     \
+                         _31, _32, _33, _34, _35, _36, _37, _38, _39, _40, N, ...)                 \
+    N
+#define WARPKIT_PP_NARG(...)                                                                       \
+    WARPKIT_PP_NARG_(__VA_ARGS__, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25,  \
+                     24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, \
+                     3, 2, 1)
 #define WARPKIT_PP_FE_1(M, T, a) M(T, a)
 #define WARPKIT_PP_FE_2(M, T, a, ...) M(T, a), WARPKIT_PP_FE_1(M, T, __VA_ARGS__)
 #define WARPKIT_PP_FE_3(M, T, a, ...) M(T, a), WARPKIT_PP_FE_2(M, T, __VA_ARGS__)
@@ -85,7 +91,8 @@
 #define WARPKIT_PP_FE_38(M, T, a, ...) M(T, a), WARPKIT_PP_FE_37(M, T, __VA_ARGS__)
 #define WARPKIT_PP_FE_39(M, T, a, ...) M(T, a), WARPKIT_PP_FE_38(M, T, __VA_ARGS__)
 #define WARPKIT_PP_FE_40(M, T, a, ...) M(T, a), WARPKIT_PP_FE_39(M, T, __VA_ARGS__)
-#define WARPKIT_PP_FOR_EACH(M, T, ...) WARPKIT_PP_CAT(WARPKIT_PP_FE_, WARPKIT_PP_NARG(__VA_ARGS__))(M, T, __VA_ARGS__)
+#define WARPKIT_PP_FOR_EACH(M, T, ...)                                                             \
+    WARPKIT_PP_CAT(WARPKIT_PP_FE_, WARPKIT_PP_NARG(__VA_ARGS__))(M, T, __VA_ARGS__)
 
 namespace warpkit {
 

@@ -80,7 +80,7 @@ struct dvfs_params {
 
 /// Thresholds of stall_threshold on the share of an epoch's time stalled on memory.
 struct stall_threshold_params {
-    double memory_bound = 0.90; ///< step down when the stall share is at least this
+    double memory_bound = 0.90;  ///< step down when the stall share is at least this
     double compute_bound = 0.80; ///< step up when it is at most this
     void validate() const {
         check(compute_bound >= 0 && compute_bound < memory_bound && memory_bound <= 1,
