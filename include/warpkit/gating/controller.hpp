@@ -116,6 +116,9 @@ public:
     [[nodiscard]] const gating::params& params() const noexcept { return p_; }
     [[nodiscard]] const gating::stats& stats() const noexcept { return s_; }
     [[nodiscard]] const Policy& policy() const noexcept { return policy_; }
+    /// The policy, for an owner that keeps state the policy reads (a shared idle-detect
+    /// register, say). Changing it mid-cycle changes the next decision only.
+    [[nodiscard]] Policy& policy() noexcept { return policy_; }
 
 private:
     static const gating::params& checked(const gating::params& p) {

@@ -167,13 +167,12 @@ public:
         static_cast<void>(base_.end_cycle(critical));
         return gating::adaptation::none; // the type's tuner adapts, not the cluster
     }
-    /// Loads the register. The register is the one piece of the policy written from outside,
-    /// and a controller exposes its policy read-only, hence const.
-    void load(std::uint32_t idle_detect) const noexcept { value_ = idle_detect; }
+    /// Loads the register (the one piece of the policy written from outside).
+    void load(std::uint32_t idle_detect) noexcept { value_ = idle_detect; }
 
 private:
     Base base_;
-    mutable std::uint32_t value_;
+    std::uint32_t value_;
 };
 
 namespace detail {
