@@ -11,6 +11,7 @@
 #include <warpkit/core/stats.hpp>
 #include <warpkit/noc/allocator.hpp>
 #include <warpkit/noc/concepts.hpp>
+#include <warpkit/noc/detail/packet_pool.hpp>
 #include <warpkit/noc/detail/queue_bank.hpp>
 #include <warpkit/noc/network_stats.hpp>
 #include <warpkit/noc/packet.hpp>
@@ -115,19 +116,8 @@ public:
         pk.injected = no_time;
         pk.ejected = no_time;
         pk.hops = 0;
-        std::uint32_t slot;
-        if (!n.free.empty()) {
-            slot = n.free.back();
-            n.free.pop_back();
-            n.pool[slot] = std::move(pk);
-            n.expect[slot] = 0;
-        } else {
-            slot = static_cast<std::uint32_t>(n.pool.size());
-            n.pool.push_back(std::move(pk));
-            n.expect.push_back(0);
-        }
-        ++n.used;
-        const auto& q = n.pool[slot];
+        const std::uint32_t slot = n.packets.put(std::move(pk));
+        const auto& q = n.packets[slot];
         n.injq.push(qi(q.src, q.cls), slot);
         return q.id;
     }
@@ -162,14 +152,11 @@ public:
         auto& n = nets_[subnet_of(c)];
         const std::uint32_t slot = n.ejq.front(qi(dst, c));
         n.ejq.pop(qi(dst, c));
-        packet_type pk = std::move(n.pool[slot]);
-        n.free.push_back(slot);
-        --n.used;
-        return pk;
+        return n.packets.take(slot);
     }
     [[nodiscard]] bool idle() const noexcept {
         for (const auto& n : nets_)
-            if (n.used != 0) return false;
+            if (n.packets.used() != 0) return false;
         return true;
     }
 
@@ -203,15 +190,12 @@ private:
         std::uint32_t seq = 0;
     };
     struct fabric {
-        std::vector<packet_type> pool;
-        std::vector<std::uint32_t> expect;
-        std::vector<std::uint32_t> free;
-        std::uint64_t used = 0;
-        detail::queue_bank<flit> in;         ///< per input (FIFO) or input x output (VOQ)
-        std::vector<std::uint32_t> in_count; ///< flits per input
-        detail::queue_bank<timed_flit> out;  ///< per output, flits in the switch included
-        std::vector<std::int32_t> in_lock;   ///< output an input is connected to, or -1
-        std::vector<std::int32_t> out_lock;  ///< input an output is connected to, or -1
+        detail::packet_pool<packet_type> packets; ///< packets anywhere in this subnet
+        detail::queue_bank<flit> in;              ///< per input (FIFO) or input x output (VOQ)
+        std::vector<std::uint32_t> in_count;      ///< flits per input
+        detail::queue_bank<timed_flit> out;       ///< per output, flits in the switch included
+        std::vector<std::int32_t> in_lock;        ///< output an input is connected to, or -1
+        std::vector<std::int32_t> out_lock;       ///< input an output is connected to, or -1
         Alloc alloc;
         std::vector<source_state> src;
         std::vector<std::uint32_t> src_rr;
@@ -237,9 +221,6 @@ private:
         N_ = p_.nodes;
         for (std::uint32_t k = 0; k < p_.subnets; ++k) {
             fabric& n = nets_.emplace_back(N_, p_.alloc_iters);
-            n.pool.reserve(1024);
-            n.expect.reserve(1024);
-            n.free.reserve(1024);
             n.in =
                 detail::queue_bank<flit>(p_.voq ? std::size_t{N_} * N_ : N_, p_.input_buffer_flits);
             n.in_count.assign(N_, 0);
@@ -261,7 +242,7 @@ private:
     }
 
     bool step(fabric& n) {
-        if (n.used == 0) return false;
+        if (n.packets.used() == 0) return false;
         for (node_id o = 0; o < N_; ++o)
             sink_step(n, o);
         switch_step(n);
@@ -273,7 +254,7 @@ private:
     void sink_step(fabric& n, node_id o) {
         if (n.out.empty(o) || n.out.front(o).due > now_) return;
         const flit f = n.out.front(o).f;
-        auto& pk = n.pool[f.pkt];
+        auto& pk = n.packets[f.pkt];
         const std::size_t e = qi(o, pk.cls);
         if ((f.flags & head_flag) != 0) {
             if (n.ejq.size(e) + n.reserved[e] >= n.ejq.capacity()) return;
@@ -282,8 +263,8 @@ private:
         n.out.pop(o);
         ++n.s.buffer_reads;
         ++n.s.routers[0].buffer_reads;
-        if (f.seq != n.expect[f.pkt]) ++n.s.order_errors;
-        n.expect[f.pkt] = f.seq + 1;
+        if (f.seq != n.packets.expect(f.pkt)) ++n.s.order_errors;
+        n.packets.expect(f.pkt) = f.seq + 1;
         ++n.s.flits_ejected;
         ++n.s.nodes[o].flits_ejected;
         if ((f.flags & tail_flag) != 0) {
@@ -372,7 +353,7 @@ private:
                 n.injq.pop(e);
                 st.seq = 0;
             }
-            auto& pk = n.pool[st.pkt];
+            auto& pk = n.packets[st.pkt];
             const std::size_t q = inq(node, pk.dst);
             if (n.in.full(q)) continue;
             // With VOQs a connected input may wait for the rest of its packet while other

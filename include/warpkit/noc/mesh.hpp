@@ -13,6 +13,7 @@
 #include <warpkit/core/stats.hpp>
 #include <warpkit/noc/allocator.hpp>
 #include <warpkit/noc/concepts.hpp>
+#include <warpkit/noc/detail/packet_pool.hpp>
 #include <warpkit/noc/detail/queue_bank.hpp>
 #include <warpkit/noc/mesh_params.hpp>
 #include <warpkit/noc/network_stats.hpp>
@@ -94,19 +95,8 @@ public:
         pk.injected = no_time;
         pk.ejected = no_time;
         pk.hops = 0;
-        std::uint32_t slot;
-        if (!n.free.empty()) {
-            slot = n.free.back();
-            n.free.pop_back();
-            n.pool[slot] = std::move(pk);
-            n.expect[slot] = 0;
-        } else {
-            slot = static_cast<std::uint32_t>(n.pool.size());
-            n.pool.push_back(std::move(pk));
-            n.expect.push_back(0);
-        }
-        ++n.used;
-        const auto& q = n.pool[slot];
+        const std::uint32_t slot = n.packets.put(std::move(pk));
+        const auto& q = n.packets[slot];
         n.injq.push(qi(q.src, q.cls), slot);
         return q.id;
     }
@@ -144,15 +134,12 @@ public:
         auto& n = nets_[subnet_of(c)];
         const std::uint32_t slot = n.ejq.front(qi(dst, c));
         n.ejq.pop(qi(dst, c));
-        packet_type pk = std::move(n.pool[slot]);
-        n.free.push_back(slot);
-        --n.used;
-        return pk;
+        return n.packets.take(slot);
     }
     /// True when no packet is queued, in flight or waiting to be ejected.
     [[nodiscard]] bool idle() const noexcept {
         for (const auto& n : nets_)
-            if (n.used != 0) return false;
+            if (n.packets.used() != 0) return false;
         return true;
     }
 
@@ -256,14 +243,11 @@ private:
         std::int32_t vc = -1;
     };
     struct fabric {
-        std::vector<packet_type> pool;
-        std::vector<std::uint32_t> expect; ///< next flit expected at the destination
-        std::vector<std::uint32_t> free;
-        std::uint64_t used = 0;                ///< packets anywhere in this subnet
-        std::uint64_t credits = 0;             ///< credits on their way back
-        detail::queue_bank<timed_flit> chan;   ///< into router inputs, then node sinks
-        detail::queue_bank<timed_credit> cred; ///< into router outputs, then node sources
-        detail::queue_bank<flit> buf;          ///< router input VCs
+        detail::packet_pool<packet_type> packets; ///< packets anywhere in this subnet
+        std::uint64_t credits = 0;                ///< credits on their way back
+        detail::queue_bank<timed_flit> chan;      ///< into router inputs, then node sinks
+        detail::queue_bank<timed_credit> cred;    ///< into router outputs, then node sources
+        detail::queue_bank<flit> buf;             ///< router input VCs
         std::vector<ivc_state> ivc;
         std::vector<std::uint32_t> ovc_credits;
         std::vector<std::uint32_t> ovc_free; ///< per router output: mask of free VCs
@@ -359,9 +343,6 @@ private:
         const std::size_t ivcs = RP_ * V_;
         nets_.resize(p_.subnets);
         for (auto& n : nets_) {
-            n.pool.reserve(1024);
-            n.expect.reserve(1024);
-            n.free.reserve(1024);
             n.chan = detail::queue_bank<timed_flit>(RP_ + N_, depth);
             n.cred = detail::queue_bank<timed_credit>(RP_ + N_, depth);
             n.buf = detail::queue_bank<flit>(ivcs, B_);
@@ -403,7 +384,7 @@ private:
     }
 
     bool step(fabric& n) {
-        if (n.used == 0 && n.credits == 0) return false;
+        if (n.packets.used() == 0 && n.credits == 0) return false;
         for (node_id i = 0; i < N_; ++i) {
             sink_step(n, i);
             source_step(n, i);
@@ -437,14 +418,14 @@ private:
             const std::size_t q = std::size_t{node} * V_ + v;
             while (!n.sink.empty(q)) {
                 const flit f = n.sink.front(q);
-                auto& pk = n.pool[f.pkt];
+                auto& pk = n.packets[f.pkt];
                 const std::size_t e = qi(node, pk.cls);
                 if ((f.flags & head_flag) != 0) {
                     if (n.ejq.size(e) + n.reserved[e] >= n.ejq.capacity()) break;
                     ++n.reserved[e];
                 }
-                if (f.seq != n.expect[f.pkt]) ++n.s.order_errors;
-                n.expect[f.pkt] = f.seq + 1u;
+                if (f.seq != n.packets.expect(f.pkt)) ++n.s.order_errors;
+                n.packets.expect(f.pkt) = f.seq + 1u;
                 n.sink.pop(q);
                 ++n.s.flits_ejected;
                 ++n.s.nodes[node].flits_ejected;
@@ -498,7 +479,7 @@ private:
             }
             const auto v = static_cast<std::uint32_t>(st.vc);
             if (n.src_credits[cv + v] == 0) continue;
-            auto& pk = n.pool[st.pkt];
+            auto& pk = n.packets[st.pkt];
             flit f;
             f.pkt = st.pkt;
             f.seq = static_cast<std::uint16_t>(st.seq);
@@ -530,7 +511,7 @@ private:
     // ---- routers ------------------------------------------------------------------------
     void start_packet(fabric& n, std::uint32_t r, std::size_t i, const flit& f,
                       std::uint64_t ready) {
-        const auto& pk = n.pool[f.pkt];
+        const auto& pk = n.packets[f.pkt];
         ivc_state& st = n.ivc[i];
         st.out_port = t_.route[std::size_t{r} * N_ + pk.dst];
         st.cls = static_cast<std::uint8_t>(pk.cls);
@@ -682,7 +663,7 @@ private:
             ++rs.link_traversals;
             n.s.bypass_traversals += down_bypassed_[out];
         }
-        if ((f.flags & head_flag) != 0) ++n.pool[f.pkt].hops;
+        if ((f.flags & head_flag) != 0) ++n.packets[f.pkt].hops;
         if ((f.flags & tail_flag) != 0) {
             n.ovc_free[out] |= 1u << st.out_vc;
             if (n.buf.empty(i)) {
