@@ -3,6 +3,8 @@
 #include <warpkit/issue/lrr.hpp>
 #include <warpkit/mem/line_coalescer.hpp>
 
+#include "scripted_source.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -10,77 +12,17 @@
 #include <vector>
 
 using namespace warpkit;
+using test::alu;
+using test::exit_inst;
+using test::scripted_source;
 
 namespace {
-// A source of hand-written instruction lists, one per warp, that records the cycle each
-// instruction issues at.
-class scripted_source {
-public:
-    explicit scripted_source(std::vector<std::vector<isa::static_inst>> code)
-        : code_(std::move(code)), pos_(code_.size(), 0), issued_at_(code_.size()) {}
-
-    [[nodiscard]] bool finished(std::uint32_t s) const { return pos_[s] >= code_[s].size(); }
-    [[nodiscard]] bool at_barrier(std::uint32_t) const { return false; }
-    [[nodiscard]] const isa::static_inst* peek(std::uint32_t s, std::size_t i) const {
-        for (std::size_t k = 0; k < i; ++k)
-            if (pos_[s] + k >= code_[s].size() || code_[s][pos_[s] + k].is_exit) return nullptr;
-        return pos_[s] + i < code_[s].size() ? &code_[s][pos_[s] + i] : nullptr;
-    }
-    isa::dynamic_inst<32> execute(std::uint32_t s, gpu::exec_site site) {
-        isa::dynamic_inst<32> d;
-        d.si = code_[s][pos_[s]++];
-        d.warp = s;
-        d.active = warp_mask::full();
-        for (std::size_t l = 0; l < 32; ++l)
-            d.addr[l] = l * stride_bytes;
-        issued_at_[s].push_back(site.clock);
-        return d;
-    }
-    std::uint32_t start_block(std::uint32_t, std::uint32_t, std::span<const std::uint32_t>) {
-        return static_cast<std::uint32_t>(code_.size());
-    }
-    [[nodiscard]] bool barrier_complete(std::uint32_t) const { return false; }
-    void release_barrier(std::uint32_t) {}
-    [[nodiscard]] bool block_finished(std::uint32_t) const {
-        for (std::size_t s = 0; s < code_.size(); ++s)
-            if (!finished(static_cast<std::uint32_t>(s))) return false;
-        return true;
-    }
-    [[nodiscard]] const std::vector<std::uint64_t>& issued_at(std::size_t s) const {
-        return issued_at_[s];
-    }
-
-    std::uint64_t stride_bytes = 4; ///< lane l of a memory access touches l * stride_bytes
-
-private:
-    std::vector<std::vector<isa::static_inst>> code_;
-    std::vector<std::size_t> pos_;
-    std::vector<std::vector<std::uint64_t>> issued_at_;
-};
-
 struct test_policies {
     static constexpr std::size_t warp_size = 32;
     using scheduler = issue::lrr;
     using gating_policy = gating::no_gating;
     using coalescer = mem::line_coalescer<128>;
 };
-
-isa::static_inst alu(isa::reg_id dst, std::vector<isa::reg_id> src) {
-    isa::static_inst s;
-    s.unit = isa::unit_class::int_alu;
-    s.latency = isa::latency_class::int_alu;
-    s.num_dst = 1;
-    s.dst[0] = dst;
-    for (auto r : src)
-        s.src[s.num_src++] = r;
-    return s;
-}
-isa::static_inst exit_inst() {
-    isa::static_inst s;
-    s.unit = isa::unit_class::ctrl;
-    s.is_exit = true;
-    return s;
-}
 
 struct run_result {
     scripted_source source;

@@ -18,6 +18,8 @@
 #include <warpkit/issue/two_level.hpp>
 #include <warpkit/mem/line_coalescer.hpp>
 
+#include "scripted_source.hpp"
+
 #include <doctest/doctest.h>
 
 #include <array>
@@ -499,57 +501,9 @@ TEST_CASE("Warped Gates: one idle-detect register and one critical-wakeup count 
 
 namespace {
 
-// A source of hand-written instruction lists, one per warp, recording each issue cycle.
-class scripted {
-public:
-    explicit scripted(std::vector<std::vector<isa::static_inst>> code)
-        : code_(std::move(code)), pos_(code_.size(), 0), at_(code_.size()) {}
-    [[nodiscard]] bool finished(std::uint32_t s) const { return pos_[s] >= code_[s].size(); }
-    [[nodiscard]] bool at_barrier(std::uint32_t) const { return false; }
-    [[nodiscard]] const isa::static_inst* peek(std::uint32_t s, std::size_t i) const {
-        for (std::size_t k = 0; k < i; ++k)
-            if (pos_[s] + k >= code_[s].size() || code_[s][pos_[s] + k].is_exit) return nullptr;
-        return pos_[s] + i < code_[s].size() ? &code_[s][pos_[s] + i] : nullptr;
-    }
-    isa::dynamic_inst<32> execute(std::uint32_t s, gpu::exec_site site) {
-        isa::dynamic_inst<32> d;
-        d.si = code_[s][pos_[s]++];
-        d.warp = s;
-        d.active = warp_mask::full();
-        at_[s].push_back(site.clock);
-        return d;
-    }
-    std::uint32_t start_block(std::uint32_t, std::uint32_t, std::span<const std::uint32_t>) {
-        return static_cast<std::uint32_t>(code_.size());
-    }
-    [[nodiscard]] bool barrier_complete(std::uint32_t) const { return false; }
-    void release_barrier(std::uint32_t) {}
-    [[nodiscard]] bool block_finished(std::uint32_t) const {
-        for (std::uint32_t s = 0; s < code_.size(); ++s)
-            if (!finished(s)) return false;
-        return true;
-    }
-    [[nodiscard]] const std::vector<std::uint64_t>& issued_at(std::size_t s) const {
-        return at_[s];
-    }
+using scripted = test::scripted_source;
+using test::op;
 
-private:
-    std::vector<std::vector<isa::static_inst>> code_;
-    std::vector<std::size_t> pos_;
-    std::vector<std::vector<std::uint64_t>> at_;
-};
-
-isa::static_inst op(isa::unit_class u, isa::latency_class l, isa::reg_id dst,
-                    std::vector<isa::reg_id> src) {
-    isa::static_inst s;
-    s.unit = u;
-    s.latency = l;
-    s.num_dst = 1;
-    s.dst[0] = dst;
-    for (auto r : src)
-        s.src[s.num_src++] = r;
-    return s;
-}
 isa::static_inst add(isa::reg_id d, std::vector<isa::reg_id> s) {
     return op(isa::unit_class::int_alu, isa::latency_class::int_alu, d, std::move(s));
 }
@@ -557,10 +511,7 @@ isa::static_inst rcp(isa::reg_id d, std::vector<isa::reg_id> s) {
     return op(isa::unit_class::sfu, isa::latency_class::sfu, d, std::move(s));
 }
 isa::static_inst exit_op() {
-    isa::static_inst s;
-    s.unit = isa::unit_class::ctrl;
-    s.is_exit = true;
-    return s;
+    return test::exit_inst();
 }
 
 template <class Gating>
