@@ -7,6 +7,11 @@ if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
     exit 2
 fi
 
+# ccache keys objects by paths relative to the source tree, so a fresh clone (CI) reuses what
+# an earlier build of the same sources compiled.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
+export CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
+
 # wk_now: seconds since the epoch, with decimals.
 wk_now() { date +%s.%N; }
 

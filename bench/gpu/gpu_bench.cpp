@@ -6,6 +6,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -13,7 +14,9 @@
 namespace {
 
 warpkit::isa::program kernel(const std::string& name) {
-    std::ifstream in(std::string(WARPKIT_SOURCE_DIR) + "/examples/kernels/" + name);
+    // scripts/bench runs from the source tree; WARPKIT_SOURCE_DIR points elsewhere.
+    const char* root = std::getenv("WARPKIT_SOURCE_DIR");
+    std::ifstream in(std::string(root != nullptr ? root : ".") + "/examples/kernels/" + name);
     std::stringstream ss;
     ss << in.rdbuf();
     return warpkit::isa::assemble(ss.str(), name);

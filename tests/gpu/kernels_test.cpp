@@ -9,6 +9,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -18,7 +19,10 @@ using namespace warpkit;
 
 namespace {
 isa::program load(const std::string& name) {
-    const std::string path = std::string(WARPKIT_SOURCE_DIR) + "/examples/kernels/" + name;
+    // ctest sets WARPKIT_SOURCE_DIR; run by hand from the source tree, "." works too.
+    const char* root = std::getenv("WARPKIT_SOURCE_DIR");
+    const std::string path =
+        std::string(root != nullptr ? root : ".") + "/examples/kernels/" + name;
     std::ifstream in(path);
     REQUIRE_MESSAGE(in.good(), "cannot open " << path);
     std::stringstream ss;
