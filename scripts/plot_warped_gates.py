@@ -19,7 +19,11 @@ import argparse
 import json
 import sys
 
-import matplotlib
+try:
+    import matplotlib
+except ImportError:
+    sys.exit("this script needs matplotlib and numpy from Debian: "
+             "apt-get install -y python3-matplotlib python3-numpy, then run it with /usr/bin/python3")
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
