@@ -30,18 +30,7 @@ public:
     template <std::size_t W>
     constexpr void coalesce(const lane_addresses<W>& addr, std::uint32_t access_bytes,
                             lane_mask<W> active, transaction_list<W>& out) const {
-        detail::check_access(addr, access_bytes, active);
-        out.clear();
-        const std::size_t per = detail::lanes_per_request<W>(LineBytes, access_bytes);
-        std::uint32_t request = 0;
-        std::uint32_t used = 0;
-        for (std::size_t lo = 0; lo < W; lo += per, ++request) {
-            const lane_mask<W> lanes = active & detail::lane_range<W>(lo, lo + per);
-            if (lanes.none()) continue;
-            ++used;
-            detail::gather_segments(addr, access_bytes, lanes, LineBytes, request, out);
-        }
-        out.set_requests(used);
+        detail::coalesce_requests(addr, access_bytes, active, LineBytes, LineBytes, out);
     }
 };
 

@@ -95,4 +95,25 @@ constexpr void gather_segments(const lane_addresses<W>& addr, std::uint32_t acce
     }
 }
 
+/// Splits the access into requests of `request_bytes` of data (half / quarter warps for 8- and
+/// 16-byte words) and emits each request's `segment`-byte segments (line and sector
+/// coalescers).
+template <std::size_t W>
+constexpr void coalesce_requests(const lane_addresses<W>& addr, std::uint32_t access_bytes,
+                                 lane_mask<W> active, std::uint32_t request_bytes,
+                                 std::uint32_t segment, transaction_list<W>& out) {
+    check_access(addr, access_bytes, active);
+    out.clear();
+    const std::size_t per = lanes_per_request<W>(request_bytes, access_bytes);
+    std::uint32_t request = 0;
+    std::uint32_t used = 0;
+    for (std::size_t lo = 0; lo < W; lo += per, ++request) {
+        const lane_mask<W> lanes = active & lane_range<W>(lo, lo + per);
+        if (lanes.none()) continue;
+        ++used;
+        gather_segments(addr, access_bytes, lanes, segment, request, out);
+    }
+    out.set_requests(used);
+}
+
 } // namespace warpkit::mem::detail
