@@ -1,0 +1,419 @@
+#pragma once
+/// \file
+/// The PTX module as the parser produces it and the kernel preparation and executor consume
+/// it: functions with their declarations and instructions, every name resolved to an index
+/// (registers, variables, parameters, labels, functions), every position kept for messages.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace warpkit::ptx {
+
+/// A position in the PTX text (1-based line and column; 0 when unknown).
+struct source_pos {
+    std::uint32_t line = 0;
+    std::uint32_t column = 0;
+};
+
+/// PTX fundamental types (`.pred`, `.b8` ... `.f64`).
+enum class type : std::uint8_t {
+    none,
+    pred,
+    b8,
+    b16,
+    b32,
+    b64,
+    u8,
+    u16,
+    u32,
+    u64,
+    s8,
+    s16,
+    s32,
+    s64,
+    f16,
+    f32,
+    f64,
+};
+
+/// Width of a type in bits (`.pred`: 1, none: 0).
+[[nodiscard]] constexpr unsigned bits(type t) noexcept {
+    switch (t) {
+    case type::none:
+        return 0;
+    case type::pred:
+        return 1;
+    case type::b8:
+    case type::u8:
+    case type::s8:
+        return 8;
+    case type::b16:
+    case type::u16:
+    case type::s16:
+    case type::f16:
+        return 16;
+    case type::b32:
+    case type::u32:
+    case type::s32:
+    case type::f32:
+        return 32;
+    case type::b64:
+    case type::u64:
+    case type::s64:
+    case type::f64:
+        return 64;
+    }
+    return 0;
+}
+/// Bytes a value of the type occupies in memory (`.pred`: 1).
+[[nodiscard]] constexpr unsigned size_of(type t) noexcept {
+    return t == type::pred ? 1 : bits(t) / 8;
+}
+/// `.s8` ... `.s64`.
+[[nodiscard]] constexpr bool is_signed(type t) noexcept {
+    return t == type::s8 || t == type::s16 || t == type::s32 || t == type::s64;
+}
+/// `.f16`, `.f32`, `.f64`.
+[[nodiscard]] constexpr bool is_float(type t) noexcept {
+    return t == type::f16 || t == type::f32 || t == type::f64;
+}
+
+/// State spaces. `reg` and `sreg` are registers; `generic` is an ld/st/atom without a space.
+enum class space : std::uint8_t {
+    none,
+    reg,
+    sreg,
+    generic,
+    global,
+    shared,
+    constant,
+    param,
+    local
+};
+
+/// Instructions of the supported subset (the parser rejects anything else).
+enum class op : std::uint16_t {
+    // integer and floating-point arithmetic
+    add,
+    addc,
+    sub,
+    subc,
+    mul,
+    mad,
+    madc,
+    mul24,
+    mad24,
+    fma,
+    div,
+    rem,
+    abs,
+    neg,
+    min,
+    max,
+    sad,
+    // bit manipulation
+    popc,
+    clz,
+    bfind,
+    brev,
+    bfe,
+    bfi,
+    prmt,
+    // logic and shift
+    and_,
+    or_,
+    xor_,
+    not_,
+    cnot,
+    lop3,
+    shl,
+    shr,
+    shf,
+    // comparison and selection
+    setp,
+    set,
+    selp,
+    slct,
+    testp,
+    copysign,
+    // conversion and movement
+    cvt,
+    cvta,
+    mov,
+    // memory
+    ld,
+    ldu,
+    st,
+    atom,
+    red,
+    prefetch,
+    // floating-point special functions
+    rcp,
+    sqrt,
+    rsqrt,
+    sin,
+    cos,
+    lg2,
+    ex2,
+    tanh,
+    // warp-level
+    shfl,
+    vote,
+    activemask,
+    // synchronisation
+    bar,
+    membar,
+    fence,
+    // control
+    bra,
+    call,
+    ret,
+    exit,
+    trap,
+};
+
+/// Rounding modifiers (`.rn .rz .rm .rp` for floats, `.rni .rzi .rmi .rpi` to integral).
+enum class rounding : std::uint8_t { none, rn, rz, rm, rp, rni, rzi, rmi, rpi };
+/// Comparison operators of setp / set / slct (`.lo .ls .hi .hs` unsigned; `u` suffixes:
+/// unordered floats compare true).
+enum class cmp : std::uint8_t {
+    none,
+    eq,
+    ne,
+    lt,
+    le,
+    gt,
+    ge,
+    lo,
+    ls,
+    hi,
+    hs,
+    equ,
+    neu,
+    ltu,
+    leu,
+    gtu,
+    geu,
+    num,
+    nan,
+};
+/// The boolean combination of setp / set with a predicate (`.and .or .xor`).
+enum class bool_op : std::uint8_t { none, and_, or_, xor_ };
+/// Which part of a product mul / mad keep (`.lo .hi .wide`).
+enum class mul_mode : std::uint8_t { none, lo, hi, wide };
+/// Atomic and reduction operations.
+enum class atom_op : std::uint8_t { none, add, min, max, inc, dec, exch, cas, and_, or_, xor_ };
+/// shfl.sync modes.
+enum class shfl_mode : std::uint8_t { none, up, down, bfly, idx };
+/// vote.sync modes.
+enum class vote_mode : std::uint8_t { none, all, any, uni, ballot };
+/// Memory-ordering semantics of ld / st / atom / red / fence (recorded, executed in order).
+enum class order : std::uint8_t { none, weak, relaxed, acquire, release, acq_rel, sc, volatile_ };
+/// Scope of a memory-ordering qualifier.
+enum class scope : std::uint8_t { none, cta, gpu, sys };
+/// Special registers (`%tid.x` is sreg::tid with dim 0).
+enum class sreg : std::uint8_t {
+    tid,
+    ntid,
+    ctaid,
+    nctaid,
+    laneid,
+    warpid,
+    nwarpid,
+    smid,
+    nsmid,
+    gridid,
+    clock,
+    clock64,
+    lanemask_eq,
+    lanemask_le,
+    lanemask_lt,
+    lanemask_ge,
+    lanemask_gt,
+};
+
+/// Which table a symbol operand names.
+enum class symbol_kind : std::uint8_t {
+    module_var,   ///< module::variables
+    function_var, ///< function::variables (.shared / .local / .param declared in a body)
+    param,        ///< function::params (kernel or device-function parameter)
+    result,       ///< function::results (a device function's return parameters)
+    function,     ///< module::functions
+};
+
+/// Kinds of immediate values.
+enum class imm_kind : std::uint8_t {
+    integer, ///< `bits` holds the two's-complement value
+    f32,     ///< `bits` holds IEEE-754 single bits (`0fXXXXXXXX`)
+    f64,     ///< `bits` holds IEEE-754 double bits (`0d...` or a decimal literal)
+};
+
+/// No register / index.
+inline constexpr std::uint32_t no_index = 0xffffffffU;
+
+/// One operand as written.
+struct operand {
+    enum class kind : std::uint8_t {
+        none,
+        reg,    ///< register `reg` (a `!` prefix on a predicate sets `negate`)
+        imm,    ///< immediate `bits` of `immediate`
+        sreg,   ///< special register `special`, component `dim` (0..2; 0 for scalars)
+        symbol, ///< address of a variable / parameter, or a function (`symbol_of`, `index`)
+        label,  ///< branch target: `index` is the instruction index in the function's code
+        memory, ///< `[base + offset]`: base is `reg`, or a symbol (`symbol_of`, `index`), or none
+        vector, ///< `{a, b, c, d}`: `elements` register indices (no_index for `_`)
+        sink,   ///< `_`: a result nobody reads
+    };
+    kind k = kind::none;
+    bool negate = false;
+    std::uint32_t reg = no_index;
+    std::uint64_t bits = 0;
+    imm_kind immediate = imm_kind::integer;
+    sreg special = sreg::tid;
+    std::uint8_t dim = 0;
+    symbol_kind symbol_of = symbol_kind::module_var;
+    std::uint32_t index = no_index;
+    std::int64_t offset = 0;
+    std::uint8_t count = 0; ///< vector elements
+    std::array<std::uint32_t, 4> elements{no_index, no_index, no_index, no_index};
+};
+
+/// One PTX instruction: opcode, modifiers, guard, operands in the order written
+/// (destinations first), and where it came from.
+struct instruction {
+    op opcode = op::mov;
+    type t = type::none;  ///< the instruction type (cvt/set: destination type)
+    type t2 = type::none; ///< cvt/set: source type; slct: the selector type
+    space sp = space::none;
+    rounding rnd = rounding::none;
+    cmp compare = cmp::none;
+    bool_op combine = bool_op::none;
+    mul_mode mode = mul_mode::none;
+    atom_op aop = atom_op::none;
+    shfl_mode shfl = shfl_mode::none;
+    vote_mode vote = vote_mode::none;
+    order sem = order::none;
+    scope sc = scope::none;
+    std::uint8_t vec = 1; ///< .v2 / .v4
+    bool ftz = false;
+    bool sat = false;
+    bool approx = false;
+    bool full = false;       ///< div.full
+    bool uni = false;        ///< bra.uni / call.uni
+    bool nc = false;         ///< ld.global.nc
+    bool to = false;         ///< cvta.to.<space> (generic -> space) rather than space -> generic
+    bool cc = false;         ///< add.cc / sub.cc / mad.cc: writes the carry flag
+    bool shift_left = false; ///< shf.l (else shf.r)
+    bool wrap = false;       ///< shf.wrap (else clamp)
+    bool arrive = false;     ///< bar.arrive (else bar.sync / bar.red)
+    std::uint32_t guard = no_index; ///< guard predicate register (`@p`), no_index when none
+    bool guard_negated = false;     ///< `@!p`
+    std::uint8_t num_operands = 0;
+    std::array<operand, 6> operands{};
+    /// call: the argument and result operands (symbols of `.param` variables or registers).
+    std::vector<operand> call_args;
+    std::vector<operand> call_results;
+    source_pos pos;
+};
+
+/// A `.reg` declaration: one virtual register.
+struct register_decl {
+    std::string name;
+    type t = type::b32;
+};
+
+/// A variable in an addressable state space (.global .const .shared .local .param).
+struct variable {
+    std::string name;
+    space sp = space::global;
+    type t = type::b8;              ///< element type
+    std::uint32_t align = 1;        ///< bytes
+    std::uint64_t bytes = 0;        ///< total size (elements x element size x vector width)
+    bool is_extern = false;         ///< `.extern .shared` (dynamic shared memory; bytes 0)
+    std::vector<std::uint8_t> init; ///< initialiser bytes (little-endian), empty when none
+    source_pos pos;
+};
+
+/// A kernel or device-function parameter (`.param .u64 name`, `.param .align 4 .b8 a[16]`).
+struct param {
+    std::string name;
+    type t = type::b32;
+    std::uint32_t align = 1;
+    std::uint32_t bytes = 0;
+    std::uint32_t offset = 0; ///< byte offset in the function's parameter space
+    source_pos pos;
+};
+
+/// A label: its name and the index of the instruction it precedes.
+struct label {
+    std::string name;
+    std::uint32_t index = 0;
+};
+
+/// A `.entry` kernel or a `.func` device function.
+struct function {
+    std::string name;
+    bool entry = false;
+    bool is_extern = false; ///< a declaration without a body (`.extern .func`)
+    std::vector<param> params;
+    std::vector<param> results;
+    std::vector<register_decl> registers;
+    std::vector<variable> variables;
+    std::vector<instruction> code;
+    std::vector<label> labels;
+    std::array<std::uint32_t, 3> maxntid{}; ///< 0: not given
+    std::array<std::uint32_t, 3> reqntid{}; ///< 0: not given
+    std::uint32_t minnctapersm = 0;
+    std::uint32_t maxnreg = 0;
+    source_pos pos;
+
+    /// Bytes of the parameter space.
+    [[nodiscard]] std::uint32_t param_bytes() const noexcept {
+        std::uint32_t end = 0;
+        for (const auto& p : params)
+            end = p.offset + p.bytes > end ? p.offset + p.bytes : end;
+        return end;
+    }
+};
+
+/// A parsed PTX file.
+struct module {
+    std::string file; ///< name used in messages
+    std::uint32_t version_major = 0;
+    std::uint32_t version_minor = 0;
+    std::string target;
+    std::uint32_t address_size = 64;
+    std::vector<variable> variables; ///< module-scope .global / .const / .shared
+    std::vector<function> functions;
+
+    /// The function called `name`, or whose Itanium-mangled name has base name `name`
+    /// (`_Z6vecAddPfS_i` for `vecAdd`); nullptr when none or ambiguous.
+    [[nodiscard]] const function* find(std::string_view name) const noexcept {
+        const function* found = nullptr;
+        for (const auto& f : functions)
+            if (f.name == name) return &f;
+        for (const auto& f : functions) {
+            if (base_name(f.name) != name) continue;
+            if (found != nullptr) return nullptr;
+            found = &f;
+        }
+        return found;
+    }
+
+    /// The source-level name of an Itanium-mangled function name (`_Z<len><name>...`), or
+    /// the name itself.
+    [[nodiscard]] static std::string_view base_name(std::string_view mangled) noexcept {
+        if (mangled.size() < 3 || mangled[0] != '_' || mangled[1] != 'Z') return mangled;
+        std::size_t i = 2, len = 0;
+        while (i < mangled.size() && mangled[i] >= '0' && mangled[i] <= '9')
+            len = len * 10 + static_cast<std::size_t>(mangled[i++] - '0');
+        if (len == 0 || i + len > mangled.size()) return mangled;
+        return mangled.substr(i, len);
+    }
+};
+
+} // namespace warpkit::ptx
