@@ -74,14 +74,18 @@ struct run_stats {
 };
 
 /// A GPU whose SMs are assembled per `Policies` (see sm<>): `Policies::stack` is the SIMT
-/// stack of the functional executor. Each `run` launches one kernel on fresh SMs; device
-/// memory persists in the caller's global_memory.
+/// stack of the functional executor. Each `run` launches one kernel (any launchable_kernel:
+/// a warpkit-ISA kernel, a PTX launch) on fresh SMs; device memory persists in the caller's
+/// global_memory.
 template <class Policies>
 class gpu {
 public:
     static constexpr std::size_t warp_size = Policies::warp_size;
-    using source_type = isa_source<warp_size, typename Policies::stack>;
-    using sm_type = sm<Policies, source_type>;
+    /// The SM type that runs kernels of type K.
+    template <class K>
+    using sm_for = sm<Policies, source_of_t<K, warp_size, typename Policies::stack>>;
+    using source_type = source_of_t<isa_kernel, warp_size, typename Policies::stack>;
+    using sm_type = sm_for<isa_kernel>;
     using scheduler_params = typename Policies::scheduler::params_type;
 
     explicit gpu(const gpu_params& p, const scheduler_params& sp = {})
@@ -90,20 +94,25 @@ public:
     [[nodiscard]] const gpu_params& params() const noexcept { return p_; }
 
     /// Called with the cycle count, every SM and whether the run is over.
-    using sample_hook = std::function<void(std::uint64_t, std::span<const sm_type>, bool)>;
+    template <class K>
+    using sample_hook_for = std::function<void(std::uint64_t, std::span<const sm_for<K>>, bool)>;
+    using sample_hook = sample_hook_for<isa_kernel>;
 
     /// Runs `k` to completion. Throws sim_error on a kernel fault, when the watchdog sees no
     /// progress (with every warp's state), or past max_cycles. `observe(sm)` is called for
     /// each SM after the run (stats of the parts); `sample(cycles, sms, done)` every
     /// sample_cycles cycles and once more at the end (done: the SMs are finished).
-    run_stats run(const isa_kernel& k, global_memory& mem,
-                  const std::function<void(const sm_type&)>& observe = {},
-                  const sample_hook& sample = {}) {
+    template <launchable_kernel K>
+    run_stats run(const K& k, global_memory& mem,
+                  const std::function<void(const sm_for<K>&)>& observe = {},
+                  const sample_hook_for<K>& sample = {}) {
+        using sm_k = sm_for<K>;
+        using source_k = source_of_t<K, warp_size, typename Policies::stack>;
         if (k.warp_size() != warp_size)
             throw config_error("kernel.warp_size", std::to_string(k.warp_size()),
                                std::to_string(warp_size));
         const std::uint32_t block_shared =
-            k.config().shared_bytes != 0 ? k.config().shared_bytes : p_.default_block_shared_bytes;
+            k.shared_bytes() != 0 ? k.shared_bytes() : p_.default_block_shared_bytes;
         sm_limits lim;
         lim.max_blocks = p_.sm.block_slots;
         lim.max_warps = p_.sm.warp_slots;
@@ -117,15 +126,14 @@ public:
         fp.shared_bytes = block_shared;
         disp.launch(k.blocks(), fp);
 
-        typename sm_type::scheduler_bank_type::params_type bank;
+        typename sm_k::scheduler_bank_type::params_type bank;
         bank.schedulers = p_.schedulers;
         bank.scheduler = sched_;
-        std::vector<sm_type> sms;
+        std::vector<sm_k> sms;
         sms.reserve(p_.sms);
         for (std::uint32_t i = 0; i < p_.sms; ++i)
-            sms.emplace_back(
-                i, p_.sm, bank,
-                source_type(k, mem, p_.sm.warp_slots, p_.sm.block_slots, block_shared));
+            sms.emplace_back(i, p_.sm, bank,
+                             source_k(k, mem, p_.sm.warp_slots, p_.sm.block_slots, block_shared));
 
         run_stats rs;
         std::vector<cta_dispatcher::placement> placed;
@@ -143,12 +151,12 @@ public:
             }
             rs.cycles = cycle + 1;
             const bool done = disp.done() && std::all_of(sms.begin(), sms.end(),
-                                                         [](const sm_type& s) { return s.idle(); });
+                                                         [](const sm_k& s) { return s.idle(); });
             if (done)
                 for (auto& s : sms)
                     s.finish();
             if (sample && (done || rs.cycles % p_.sample_cycles == 0))
-                sample(rs.cycles, std::span<const sm_type>(sms), done);
+                sample(rs.cycles, std::span<const sm_k>(sms), done);
             if (done) break;
             if (issued != last_count) {
                 last_count = issued;

@@ -165,6 +165,8 @@ public:
         return static_cast<std::uint32_t>(prog_.kernel.grid.count());
     }
     [[nodiscard]] std::uint32_t warp_size() const noexcept { return warp_size_; }
+    /// Shared memory a block declares (`.shared`); 0 when the kernel declares none.
+    [[nodiscard]] std::uint32_t shared_bytes() const noexcept { return prog_.kernel.shared_bytes; }
 
 private:
     static std::string to_hex(std::uint32_t w) {

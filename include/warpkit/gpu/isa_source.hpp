@@ -98,4 +98,11 @@ private:
     std::size_t shared_words_;
 };
 
+/// warpkit-ISA kernels run on isa_source.
+template <>
+struct source_of<isa_kernel> {
+    template <std::size_t W, class Stack>
+    using type = isa_source<W, Stack>;
+};
+
 } // namespace warpkit::gpu
