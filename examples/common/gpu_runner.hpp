@@ -5,7 +5,7 @@
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/stats.hpp>
 #include <warpkit/gpu/functional.hpp>
-#include <warpkit/gpu/presets.hpp>
+#include <warpkit/gpu/preset_registry.hpp>
 #include <warpkit/isa/assembler.hpp>
 #include <warpkit/isa/kernel_image.hpp>
 
@@ -33,12 +33,6 @@ inline warpkit::isa::program load_program(const std::string& path) {
     if (path.size() > 4 && path.substr(path.size() - 4) == ".hex")
         return warpkit::isa::read_image(text, path);
     return warpkit::isa::assemble(text, path);
-}
-
-/// Names of the presets `run_preset` knows.
-inline const std::array<std::string, 3>& preset_names() {
-    static const std::array<std::string, 3> names = {"fermi_gtx480", "tesla_seed004", "amoeba_48"};
-    return names;
 }
 
 /// Busy fraction of each unit class of a run (from the execution clusters' counters).
@@ -97,13 +91,9 @@ inline preset_run run_preset(const std::string& name, const warpkit::gpu::isa_ke
                              warpkit::gpu::global_memory& mem,
                              const std::vector<std::string>& overrides,
                              bool show_progress = false) {
-    if (name == "fermi_gtx480")
-        return run_with<warpkit::gpu::fermi_gtx480>(k, mem, overrides, show_progress);
-    if (name == "tesla_seed004")
-        return run_with<warpkit::gpu::tesla_seed004>(k, mem, overrides, show_progress);
-    if (name == "amoeba_48")
-        return run_with<warpkit::gpu::amoeba_48>(k, mem, overrides, show_progress);
-    throw warpkit::config_error("preset", name, "fermi_gtx480, tesla_seed004 or amoeba_48");
+    return warpkit::gpu::visit_preset(name, [&](auto tag) {
+        return run_with<typename decltype(tag)::type>(k, mem, overrides, show_progress);
+    });
 }
 
 inline double pct(std::uint64_t a, std::uint64_t b) {

@@ -11,6 +11,7 @@
 #include <warpkit/gpu/isa_executor.hpp>
 #include <warpkit/gpu/isa_kernel.hpp>
 #include <warpkit/gpu/isa_source.hpp>
+#include <warpkit/gpu/preset_registry.hpp>
 #include <warpkit/gpu/presets.hpp>
 #include <warpkit/gpu/sm.hpp>
 #include <warpkit/gpu/synthetic_source.hpp>

@@ -1,0 +1,39 @@
+#pragma once
+/// \file
+/// Presets by name: tools and harnesses pick a GPU at run time (`--preset fermi_gtx480`) and
+/// get the statically assembled type.
+
+#include <warpkit/core/error.hpp>
+#include <warpkit/gpu/presets.hpp>
+
+#include <array>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace warpkit::gpu {
+
+/// A preset type passed as a value.
+template <class Preset>
+struct preset_tag {
+    using type = Preset;
+};
+
+/// Names of the presets `visit_preset` knows.
+inline constexpr std::array<std::string_view, 3> preset_names{"fermi_gtx480", "tesla_seed004",
+                                                              "amoeba_48"};
+
+/// Calls `f(preset_tag<P>{})` with the preset called `name` and returns what it returns.
+/// Throws config_error("preset", name, <the known names>) for any other name.
+template <class F>
+decltype(auto) visit_preset(std::string_view name, F&& f) {
+    if (name == preset_names[0]) return std::forward<F>(f)(preset_tag<fermi_gtx480>{});
+    if (name == preset_names[1]) return std::forward<F>(f)(preset_tag<tesla_seed004>{});
+    if (name == preset_names[2]) return std::forward<F>(f)(preset_tag<amoeba_48>{});
+    std::string known;
+    for (const auto n : preset_names)
+        known += (known.empty() ? "" : ", ") + std::string(n);
+    throw config_error("preset", std::string(name), known);
+}
+
+} // namespace warpkit::gpu
