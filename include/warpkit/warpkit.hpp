@@ -7,6 +7,7 @@
 #include <warpkit/exec.hpp>
 #include <warpkit/gating.hpp>
 #include <warpkit/gpu.hpp>
+#include <warpkit/host.hpp>
 #include <warpkit/isa.hpp>
 #include <warpkit/issue.hpp>
 #include <warpkit/mem.hpp>
