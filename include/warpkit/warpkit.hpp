@@ -14,4 +14,5 @@
 #include <warpkit/noc.hpp>
 #include <warpkit/power.hpp>
 #include <warpkit/ppa.hpp>
+#include <warpkit/ptx.hpp>
 #include <warpkit/simt.hpp>

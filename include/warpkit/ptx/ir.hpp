@@ -17,6 +17,7 @@ namespace warpkit::ptx {
 struct source_pos {
     std::uint32_t line = 0;
     std::uint32_t column = 0;
+    friend bool operator==(const source_pos&, const source_pos&) = default;
 };
 
 /// PTX fundamental types (`.pred`, `.b8` ... `.f64`).
@@ -211,10 +212,14 @@ enum class atom_op : std::uint8_t { none, add, min, max, inc, dec, exch, cas, an
 enum class shfl_mode : std::uint8_t { none, up, down, bfly, idx };
 /// vote.sync modes.
 enum class vote_mode : std::uint8_t { none, all, any, uni, ballot };
+/// prmt modes (`.f4e .b4e .rc8 .ecl .ecr .rc16`; none: the generic byte-selector form).
+enum class prmt_mode : std::uint8_t { none, f4e, b4e, rc8, ecl, ecr, rc16 };
 /// Memory-ordering semantics of ld / st / atom / red / fence (recorded, executed in order).
 enum class order : std::uint8_t { none, weak, relaxed, acquire, release, acq_rel, sc, volatile_ };
 /// Scope of a memory-ordering qualifier.
 enum class scope : std::uint8_t { none, cta, gpu, sys };
+/// What testp tests (`.finite .infinite .number .notanumber .normal .subnormal`).
+enum class test_op : std::uint8_t { none, finite, infinite, number, notanumber, normal, subnormal };
 /// Special registers (`%tid.x` is sreg::tid with dim 0).
 enum class sreg : std::uint8_t {
     tid,
@@ -280,6 +285,7 @@ struct operand {
     std::int64_t offset = 0;
     std::uint8_t count = 0; ///< vector elements
     std::array<std::uint32_t, 4> elements{no_index, no_index, no_index, no_index};
+    friend bool operator==(const operand&, const operand&) = default;
 };
 
 /// One PTX instruction: opcode, modifiers, guard, operands in the order written
@@ -310,6 +316,10 @@ struct instruction {
     bool shift_left = false; ///< shf.l (else shf.r)
     bool wrap = false;       ///< shf.wrap (else clamp)
     bool arrive = false;     ///< bar.arrive (else bar.sync / bar.red)
+    prmt_mode perm = prmt_mode::none; ///< prmt: the mode (none: the byte-selector form)
+    bool warp = false;                ///< bar.warp.sync (operand: the member mask)
+    bool shiftamt = false;        ///< bfind.shiftamt: the shift amount instead of the bit position
+    test_op test = test_op::none; ///< testp: the property tested
     std::uint32_t guard = no_index; ///< guard predicate register (`@p`), no_index when none
     bool guard_negated = false;     ///< `@!p`
     std::uint8_t num_operands = 0;
@@ -318,12 +328,15 @@ struct instruction {
     std::vector<operand> call_args;
     std::vector<operand> call_results;
     source_pos pos;
+    friend bool operator==(const instruction&, const instruction&) = default;
 };
 
 /// A `.reg` declaration: one virtual register.
 struct register_decl {
     std::string name;
     type t = type::b32;
+    std::uint32_t block = 0; ///< the `{ }` scope that declares it (function::blocks)
+    friend bool operator==(const register_decl&, const register_decl&) = default;
 };
 
 /// A variable in an addressable state space (.global .const .shared .local .param).
@@ -335,7 +348,9 @@ struct variable {
     std::uint64_t bytes = 0;        ///< total size (elements x element size x vector width)
     bool is_extern = false;         ///< `.extern .shared` (dynamic shared memory; bytes 0)
     std::vector<std::uint8_t> init; ///< initialiser bytes (little-endian), empty when none
+    std::uint32_t block = 0;        ///< function variables: the declaring `{ }` scope
     source_pos pos;
+    friend bool operator==(const variable&, const variable&) = default;
 };
 
 /// A kernel or device-function parameter (`.param .u64 name`, `.param .align 4 .b8 a[16]`).
@@ -346,12 +361,23 @@ struct param {
     std::uint32_t bytes = 0;
     std::uint32_t offset = 0; ///< byte offset in the function's parameter space
     source_pos pos;
+    friend bool operator==(const param&, const param&) = default;
 };
 
 /// A label: its name and the index of the instruction it precedes.
 struct label {
     std::string name;
     std::uint32_t index = 0;
+    friend bool operator==(const label&, const label&) = default;
+};
+
+/// A `{ }` scope of a function body. Block 0 is the body itself; call sequences open nested
+/// blocks that declare their own `.param` / `.reg` (names may repeat in sibling blocks).
+struct block {
+    std::uint32_t parent = 0; ///< the enclosing block (block 0: itself)
+    std::uint32_t begin = 0;  ///< index of the first instruction inside
+    std::uint32_t end = 0;    ///< one past the last instruction inside
+    friend bool operator==(const block&, const block&) = default;
 };
 
 /// A `.entry` kernel or a `.func` device function.
@@ -365,11 +391,14 @@ struct function {
     std::vector<variable> variables;
     std::vector<instruction> code;
     std::vector<label> labels;
+    std::vector<block> blocks;              ///< block 0 is the body (empty for a declaration)
     std::array<std::uint32_t, 3> maxntid{}; ///< 0: not given
     std::array<std::uint32_t, 3> reqntid{}; ///< 0: not given
     std::uint32_t minnctapersm = 0;
     std::uint32_t maxnreg = 0;
+    bool noreturn = false; ///< `.noreturn`
     source_pos pos;
+    friend bool operator==(const function&, const function&) = default;
 
     /// Bytes of the parameter space.
     [[nodiscard]] std::uint32_t param_bytes() const noexcept {
@@ -389,6 +418,7 @@ struct module {
     std::uint32_t address_size = 64;
     std::vector<variable> variables; ///< module-scope .global / .const / .shared
     std::vector<function> functions;
+    friend bool operator==(const module&, const module&) = default;
 
     /// The function called `name`, or whose Itanium-mangled name has base name `name`
     /// (`_Z6vecAddPfS_i` for `vecAdd`); nullptr when none or ambiguous.

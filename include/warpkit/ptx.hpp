@@ -1,0 +1,9 @@
+#pragma once
+/// \file
+/// The PTX front end: the module representation, the parser of nvcc-produced PTX and the
+/// printer.
+
+#include <warpkit/ptx/ir.hpp>
+#include <warpkit/ptx/lexer.hpp>
+#include <warpkit/ptx/names.hpp>
+#include <warpkit/ptx/parser.hpp>
