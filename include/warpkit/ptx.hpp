@@ -7,3 +7,4 @@
 #include <warpkit/ptx/lexer.hpp>
 #include <warpkit/ptx/names.hpp>
 #include <warpkit/ptx/parser.hpp>
+#include <warpkit/ptx/semantics.hpp>

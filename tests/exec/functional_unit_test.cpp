@@ -116,7 +116,10 @@ TEST_CASE("results leave in order of readiness; equal cycles keep issue order") 
 }
 
 TEST_CASE("an undrained result buffer stalls the pipeline without losing anything") {
-    exec::functional_unit<std::uint32_t> u(unit_class::int_alu);
+    exec::timing_params t; // no INT class longer than an add: the unit holds 4 + 4
+    t.int_mad = {4, 1};
+    t.int_div = {4, 8};
+    exec::functional_unit<std::uint32_t> u(unit_class::int_alu, t);
     std::uint32_t issued = 0;
     bool blocked = false;
     for (int c = 0; c < 40; ++c) {
@@ -206,7 +209,9 @@ TEST_CASE("contracts and parameter validation") {
     const auto j = warpkit::params_to_json(exec::timing_params{});
     CHECK(j["int_mul"]["initiation_interval"] == 2);
     CHECK(j["fp_mad"]["latency"] == 5);
-    CHECK(exec::timing_params{}.max_latency(unit_class::fp) == 5);
+    CHECK(exec::timing_params{}.max_latency(unit_class::fp) == 330); // double divide
+    CHECK(exec::timing_params{}.max_latency(unit_class::int_alu) == 145); // integer divide
+    CHECK(j["dp_fma"]["initiation_interval"] == 8);
     CHECK(exec::timing_params{}.max_latency(unit_class::branch) == 0);
     CHECK(warpkit::stats_to_json(fp.stats()).contains("issued_by_class"));
 }

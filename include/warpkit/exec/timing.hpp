@@ -25,8 +25,12 @@ struct op_timing {
 };
 
 /// Timing of every opcode class. Defaults are the GTX480 values used by Warped Gates
-/// (Section 3.1: simple adds take 4 cycles at an initiation interval of 1). The LD/ST entry is
-/// only the unit's address-generation stage: the memory system adds a load's real latency.
+/// (Section 3.1: simple adds take 4 cycles at an initiation interval of 1): integer
+/// add / multiply / multiply-add / divide 4 / 4 / 5 / 145 cycles at intervals 1 / 2 / 1 / 8,
+/// single add / multiply / fused multiply-add / divide 4 / 4 / 5 / 39 at 1 / 1 / 1 / 4, double
+/// add / multiply / fused multiply-add 8 and divide 330, all at interval 8, SFU 8 at 8. The
+/// LD/ST entry is only the unit's address-generation stage: the memory system adds a load's
+/// real latency.
 struct timing_params {
     op_timing int_add{4, 1};
     op_timing int_mul{4, 2};
@@ -35,6 +39,13 @@ struct timing_params {
     op_timing fp_mad{5, 1};
     op_timing sfu{8, 8};
     op_timing ldst{1, 1};
+    op_timing int_mad{5, 1};
+    op_timing int_div{145, 8};
+    op_timing fp_div{39, 4};
+    op_timing dp_add{8, 8};
+    op_timing dp_mul{8, 8};
+    op_timing dp_fma{8, 8};
+    op_timing dp_div{330, 8};
 
     /// The timing of opcode class `o`.
     [[nodiscard]] constexpr const op_timing& of(op_class o) const noexcept {
@@ -51,6 +62,20 @@ struct timing_params {
             return fp_mad;
         case op_class::sfu:
             return sfu;
+        case op_class::int_mad:
+            return int_mad;
+        case op_class::int_div:
+            return int_div;
+        case op_class::fp_div:
+            return fp_div;
+        case op_class::dp_add:
+            return dp_add;
+        case op_class::dp_mul:
+            return dp_mul;
+        case op_class::dp_fma:
+            return dp_fma;
+        case op_class::dp_div:
+            return dp_div;
         case op_class::ldst:
             break;
         }
@@ -71,4 +96,5 @@ struct timing_params {
 } // namespace warpkit::exec
 
 WARPKIT_REFLECT(warpkit::exec::op_timing, latency, initiation_interval);
-WARPKIT_REFLECT(warpkit::exec::timing_params, int_add, int_mul, fp_add, fp_mul, fp_mad, sfu, ldst);
+WARPKIT_REFLECT(warpkit::exec::timing_params, int_add, int_mul, fp_add, fp_mul, fp_mad, sfu, ldst,
+                int_mad, int_div, fp_div, dp_add, dp_mul, dp_fma, dp_div);

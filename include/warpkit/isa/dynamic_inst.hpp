@@ -26,8 +26,10 @@ using reg_id = std::uint16_t;
 
 /// Decoded facts about an instruction that the front end, scoreboard and schedulers need.
 struct static_inst {
-    static constexpr std::size_t max_dst = 2;
-    static constexpr std::size_t max_src = 4;
+    // PTX needs the most: ld.v4 writes four registers; st.v4 reads an address, four values
+    // and a guard predicate.
+    static constexpr std::size_t max_dst = 4;
+    static constexpr std::size_t max_src = 6;
 
     std::uint16_t opcode = 0; ///< source-specific opcode number (isa::opcode for warpkit ISA)
     unit_class unit = unit_class::ctrl;

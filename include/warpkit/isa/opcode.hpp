@@ -61,6 +61,14 @@ enum class latency_class : std::uint8_t {
     atomic,
     branch,
     none,
+    // Longer pipelines the PTX front end uses (GTX480: integer divide 145 cycles, single
+    // divide 39, double add / multiply / fused multiply-add 8, double divide 330).
+    int_div,
+    fp_div,
+    dp_add,
+    dp_mul,
+    dp_fma,
+    dp_div,
 };
 
 /// Static facts about one opcode.
@@ -191,7 +199,8 @@ static_assert(table_in_enum_order(), "opcode_table rows must follow the opcode e
 
 template <>
 struct warpkit::enum_names<warpkit::isa::latency_class> {
-    static constexpr std::array<std::string_view, 14> names = {
+    static constexpr std::array<std::string_view, 20> names = {
         "int_alu",     "int_mul",    "int_mad",   "fp_add",     "fp_mul", "fp_mad", "sfu",
-        "special_reg", "shared_mem", "const_mem", "global_mem", "atomic", "branch", "none"};
+        "special_reg", "shared_mem", "const_mem", "global_mem", "atomic", "branch", "none",
+        "int_div",     "fp_div",     "dp_add",    "dp_mul",     "dp_fma", "dp_div"};
 };
