@@ -15,4 +15,5 @@
 #include <warpkit/power.hpp>
 #include <warpkit/ppa.hpp>
 #include <warpkit/ptx.hpp>
+#include <warpkit/reconfig.hpp>
 #include <warpkit/simt.hpp>

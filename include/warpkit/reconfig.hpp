@@ -1,0 +1,12 @@
+#pragma once
+/// \file
+/// Everything in warpkit/reconfig: AMOEBA's scalability metrics and predictor (paper 002,
+/// Section 4.1), its training and its file formats. reconfig/logistic_fit.hpp pulls in
+/// Eigen's QR.
+
+#include <warpkit/reconfig/coefficient_file.hpp>
+#include <warpkit/reconfig/logistic_fit.hpp>
+#include <warpkit/reconfig/logistic_regression.hpp>
+#include <warpkit/reconfig/predictor.hpp>
+#include <warpkit/reconfig/scalability_metrics.hpp>
+#include <warpkit/reconfig/training_data.hpp>
