@@ -1,42 +1,136 @@
 // warpkit-run: runs one kernel to completion on a GPU preset and reports what happened.
+//
+//   warpkit-run --preset P --kernel file.s|file.hex            a warpkit-ISA kernel
+//   warpkit-run --preset P --ptx file.ptx --entry NAME --launch launch.json
+//                                                              a PTX kernel (host launch file)
+//   common: [--set key=value]... [--json stats.json] [--print-params]
 #include "../common/gpu_runner.hpp"
 
-#include <CLI/CLI.hpp>
+#include <warpkit/core/error.hpp>
+#include <warpkit/core/params.hpp>
+#include <warpkit/core/stats.hpp>
+#include <warpkit/host/device.hpp>
+#include <warpkit/host/launch_file.hpp>
+#include <warpkit/host/launch_runner.hpp>
+#include <warpkit/ptx/names.hpp>
+#include <warpkit/ptx/parser.hpp>
 
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
 
+namespace {
+
+namespace wk = warpkit;
+
+void write_json(const std::string& path, const nlohmann::json& j) {
+    std::ofstream f(path);
+    if (!f) throw wk::error("cannot write '" + path + "'");
+    f << j.dump(2) << '\n';
+}
+
+// Runs a PTX entry as its launch file describes; prints a summary, optionally writes JSON.
+void run_ptx(const std::string& preset, const std::string& ptx_file, const std::string& entry,
+             const std::string& launch_file, const std::vector<std::string>& overrides,
+             const std::string& json_out, bool print_params) {
+    const auto m = wk::ptx::read_ptx(ptx_file);
+    const auto spec = wk::host::read_launch(launch_file);
+    wk::host::device dev(preset, overrides);
+    const auto k = dev.prepare(m, entry);
+    std::cerr << "running " << ptx_file << " entry " << k.name() << " on " << preset << " (grid "
+              << spec.grid.x << "x" << spec.grid.y << "x" << spec.grid.z << ", block "
+              << spec.block.x << "x" << spec.block.y << "x" << spec.block.z << ", "
+              << k.regs_per_thread() << " registers per thread)\n";
+    const auto r = wk::host::run_launch(dev, k, spec);
+    if (print_params) std::cout << wk::params_to_text(dev.params()) << '\n';
+    const auto& t = r.run.total;
+    std::printf("%s on %s: %llu cycles (%.2f us at %u MHz)\n", k.name().c_str(), preset.c_str(),
+                static_cast<unsigned long long>(r.cycles()),
+                static_cast<double>(r.cycles()) / dev.params().core_mhz, dev.params().core_mhz);
+    std::printf("  thread instructions %llu, warp instructions %llu, IPC %.2f (thread "
+                "instructions per cycle), %.3f warp instructions per cycle\n",
+                static_cast<unsigned long long>(r.thread_instructions()),
+                static_cast<unsigned long long>(r.warp_instructions()), r.ipc(), r.warp_ipc());
+    std::printf("  memory: %llu global accesses (%.2f transactions each), %llu shared, %llu "
+                "constant\n",
+                static_cast<unsigned long long>(t.global_accesses),
+                t.global_accesses == 0 ? 0.0
+                                       : static_cast<double>(t.global_transactions) /
+                                             static_cast<double>(t.global_accesses),
+                static_cast<unsigned long long>(t.shared_accesses),
+                static_cast<unsigned long long>(t.const_accesses));
+    std::printf("  simulated %.0f warp instructions per second (%.2f s)\n",
+                r.warp_instructions_per_second(), r.wall_seconds);
+    if (json_out.empty()) return;
+    nlohmann::json j;
+    j["kernel"] = ptx_file;
+    j["entry"] = k.name();
+    j["preset"] = preset;
+    j["cycles"] = r.cycles();
+    j["thread_instructions"] = r.thread_instructions();
+    j["warp_instructions"] = r.warp_instructions();
+    j["ipc"] = r.ipc();
+    j["warp_ipc"] = r.warp_ipc();
+    nlohmann::json ops = nlohmann::json::object();
+    for (std::size_t i = 0; i < r.ptx.warp_by_opcode.size(); ++i)
+        if (r.ptx.warp_by_opcode[i] != 0)
+            ops[std::string(wk::ptx::name(static_cast<wk::ptx::op>(i)))] = {
+                {"warp", r.ptx.warp_by_opcode[i]}, {"thread", r.ptx.thread_by_opcode[i]}};
+    j["by_opcode"] = ops;
+    j["params"] = wk::params_to_json(dev.params());
+    j["stats"] = wk::stats_to_json(r.run);
+    write_json(json_out, j);
+}
+
+} // namespace
+
 int main(int argc, char** argv) {
     CLI::App app{"warpkit-run: run a kernel on a warpkit GPU preset"};
     std::string preset = "fermi_gtx480";
     std::string kernel;
+    std::string ptx_file;
+    std::string entry;
+    std::string launch_file;
     std::vector<std::string> overrides;
     std::string json_out;
     bool print_params = false;
     app.add_option("--preset", preset, "fermi_gtx480, tesla_seed004 or amoeba_48");
-    app.add_option("--kernel", kernel, "kernel assembly (.s) or image (.hex)")->required();
+    auto* isa =
+        app.add_option("--kernel", kernel, "warpkit-ISA kernel: assembly (.s) or image (.hex)");
+    auto* ptx = app.add_option("--ptx", ptx_file, "PTX file (nvcc -ptx output)");
+    app.add_option("--entry", entry, "the PTX entry to run (plain or mangled name)")->needs(ptx);
+    app.add_option("--launch", launch_file,
+                   "launch file (JSON: grid, block, buffers, params, outputs)")
+        ->needs(ptx);
     app.add_option("--set", overrides, "override a preset parameter: key=value (repeatable)");
     app.add_option("--json", json_out, "write params and stats as JSON to this file");
     app.add_flag("--print-params", print_params, "print the preset's parameters");
+    isa->excludes(ptx);
     CLI11_PARSE(app, argc, argv);
 
     try {
-        warpkit::gpu::isa_kernel k(example::load_program(kernel));
-        warpkit::gpu::global_memory mem;
-        warpkit::gpu::load_data(k, mem);
+        if (!ptx_file.empty()) {
+            if (entry.empty() || launch_file.empty())
+                throw wk::error("--ptx needs --entry NAME and --launch FILE");
+            run_ptx(preset, ptx_file, entry, launch_file, overrides, json_out, print_params);
+            return 0;
+        }
+        if (kernel.empty()) throw wk::error("give --kernel FILE or --ptx FILE (see --help)");
+        wk::gpu::isa_kernel k(example::load_program(kernel));
+        wk::gpu::global_memory mem;
+        wk::gpu::load_data(k, mem);
         std::cerr << "running " << kernel << " on " << preset << " (" << k.blocks() << " blocks of "
                   << k.threads_per_block() << " threads)\n";
         const auto r = example::run_preset(preset, k, mem, overrides, true);
-        if (print_params) std::cout << warpkit::params_to_text(r.params) << '\n';
+        if (print_params) std::cout << wk::params_to_text(r.params) << '\n';
         std::cout << example::report(kernel, r);
-        if (!json_out.empty()) {
-            std::ofstream f(json_out);
-            if (!f) throw warpkit::error("cannot write '" + json_out + "'");
-            f << example::to_json(kernel, r).dump(2) << '\n';
-        }
-    } catch (const warpkit::error& e) {
+        if (!json_out.empty()) write_json(json_out, example::to_json(kernel, r));
+    } catch (const wk::error& e) {
         std::cerr << "warpkit-run: " << e.what() << '\n';
         return 2;
     }

@@ -1,6 +1,9 @@
 #pragma once
 /// \file
-/// Everything in warpkit/host: value types and launch files (the host side of a kernel launch).
+/// Everything in warpkit/host: the host side of running kernels (device buffers, launches on a
+/// preset, launch files).
 
+#include <warpkit/host/device.hpp>
 #include <warpkit/host/launch_file.hpp>
+#include <warpkit/host/launch_runner.hpp>
 #include <warpkit/host/value_type.hpp>

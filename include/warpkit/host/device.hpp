@@ -1,0 +1,219 @@
+#pragma once
+/// \file
+/// `host::device`: the host side of running real kernels, CUDA-style. Allocate device
+/// buffers, copy data in and out, prepare a PTX entry, launch it with grid / block / dynamic
+/// shared memory on a GPU preset chosen by name, and read what the run measured.
+///
+/// ```cpp
+/// host::device dev("fermi_gtx480");
+/// const auto m = ptx::read_ptx("vector_add.ptx");
+/// const auto k = dev.prepare(m, "vector_add");
+/// const auto a = dev.upload(xs), b = dev.upload(ys), c = dev.alloc<float>(n);
+/// const auto r = dev.launch(k, {{n / 256}, {256}}, a, b, c, static_cast<std::int32_t>(n));
+/// const auto sum = dev.download<float>(c);   // r.cycles(), r.ipc(), r.thread_instructions()
+/// ```
+/// Device buffers are 256-byte aligned (as cudaMalloc's) and placed from `heap_base` on,
+/// below the addresses PTX `.global` variables and the generic windows use.
+
+#include <warpkit/core/error.hpp>
+#include <warpkit/core/params.hpp>
+#include <warpkit/core/reflect.hpp>
+#include <warpkit/core/stats.hpp>
+#include <warpkit/gpu/global_memory.hpp>
+#include <warpkit/gpu/gpu.hpp>
+#include <warpkit/gpu/preset_registry.hpp>
+#include <warpkit/gpu/ptx_source.hpp>
+#include <warpkit/ptx/functional.hpp>
+#include <warpkit/ptx/ir.hpp>
+#include <warpkit/ptx/kernel.hpp>
+#include <warpkit/ptx/launch.hpp>
+
+#include <chrono>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace warpkit::host {
+
+/// First device address handed out by `device::alloc`.
+inline constexpr std::uint64_t heap_base = 0x1000'0000ULL;
+/// Alignment of every allocation (bytes).
+inline constexpr std::uint64_t alloc_alignment = 256;
+
+/// A device allocation: its address in device memory and its size in bytes.
+struct buffer {
+    std::uint64_t address = 0;
+    std::uint64_t bytes = 0;
+    friend bool operator==(const buffer&, const buffer&) = default;
+};
+
+/// Grid, block and dynamic shared memory of a launch (CUDA's <<<grid, block, shared>>>).
+struct launch_config {
+    ptx::dim3 grid{1, 1, 1};
+    ptx::dim3 block{1, 1, 1};
+    std::uint32_t shared_bytes = 0; ///< dynamic shared memory per block
+};
+
+/// What one launch measured: the GPU's run statistics and the PTX instruction counts.
+struct launch_result {
+    std::string preset;
+    gpu::run_stats run{};
+    gpu::ptx_source_stats ptx{}; ///< summed over the SMs
+    double wall_seconds = 0;     ///< host time the simulation took (not a simulated figure)
+
+    [[nodiscard]] std::uint64_t cycles() const noexcept { return run.cycles; }
+    /// Thread instructions counted as GPGPU-Sim's gpu_sim_insn.
+    [[nodiscard]] std::uint64_t thread_instructions() const noexcept {
+        return ptx.thread_instructions;
+    }
+    [[nodiscard]] std::uint64_t warp_instructions() const noexcept { return ptx.warp_instructions; }
+    /// Thread instructions per core cycle (GPGPU-Sim's gpu_ipc).
+    [[nodiscard]] double ipc() const noexcept {
+        return run.cycles == 0
+                   ? 0.0
+                   : static_cast<double>(ptx.thread_instructions) / static_cast<double>(run.cycles);
+    }
+    /// Warp instructions per core cycle over the whole GPU.
+    [[nodiscard]] double warp_ipc() const noexcept { return run.ipc(); }
+    /// Simulated warp instructions per host second.
+    [[nodiscard]] double warp_instructions_per_second() const noexcept {
+        return wall_seconds > 0 ? static_cast<double>(ptx.warp_instructions) / wall_seconds : 0.0;
+    }
+};
+
+/// A simulated GPU seen from the host: device memory with an allocator, and launches on the
+/// preset named at construction (with `key=value` overrides of its gpu_params).
+class device {
+public:
+    /// Throws config_error for an unknown preset name or a bad override.
+    explicit device(std::string preset = "fermi_gtx480", std::vector<std::string> overrides = {})
+        : preset_(std::move(preset)), overrides_(std::move(overrides)) {
+        params_ = gpu::visit_preset(preset_, [&](auto tag) {
+            auto p = decltype(tag)::type::params();
+            apply_overrides(p, overrides_);
+            validate(p);
+            return p;
+        });
+        warp_size_ = gpu::visit_preset(preset_, [](auto tag) {
+            return static_cast<std::uint32_t>(decltype(tag)::type::warp_size);
+        });
+    }
+
+    [[nodiscard]] const std::string& preset() const noexcept { return preset_; }
+    /// The preset's parameters with the overrides applied.
+    [[nodiscard]] const gpu::gpu_params& params() const noexcept { return params_; }
+    [[nodiscard]] gpu::global_memory& memory() noexcept { return mem_; }
+    [[nodiscard]] const gpu::global_memory& memory() const noexcept { return mem_; }
+
+    /// A zero-filled device buffer of `bytes` bytes (at least one byte is reserved).
+    [[nodiscard]] buffer alloc(std::uint64_t bytes) {
+        const std::uint64_t room = ptx::global_variable_base - next_;
+        if (bytes > room)
+            throw config_error("alloc.bytes", std::to_string(bytes),
+                               "at most " + std::to_string(room) + " (device memory left)");
+        const buffer b{next_, bytes};
+        next_ += (std::max<std::uint64_t>(bytes, 1) + alloc_alignment - 1) / alloc_alignment *
+                 alloc_alignment;
+        return b;
+    }
+    /// A zero-filled buffer of `count` elements of T.
+    template <class T>
+    [[nodiscard]] buffer alloc(std::uint64_t count) {
+        return alloc(count * sizeof(T));
+    }
+    /// A buffer holding a copy of `data`.
+    template <class T>
+    requires std::is_trivially_copyable_v<T>
+    [[nodiscard]] buffer upload(std::span<const T> data) {
+        const buffer b = alloc(data.size_bytes());
+        write(b, data);
+        return b;
+    }
+    template <class T>
+    requires std::is_trivially_copyable_v<T>
+    [[nodiscard]] buffer upload(const std::vector<T>& data) {
+        return upload(std::span<const T>(data));
+    }
+    /// Copies `data` into `b` from byte `offset`; throws config_error past the buffer's end.
+    template <class T>
+    requires std::is_trivially_copyable_v<T>
+    void write(const buffer& b, std::span<const T> data, std::uint64_t offset = 0) {
+        if (offset > b.bytes || data.size_bytes() > b.bytes - offset)
+            throw config_error("write",
+                               std::to_string(data.size_bytes()) + " bytes at offset " +
+                                   std::to_string(offset),
+                               "within the buffer's " + std::to_string(b.bytes) + " bytes");
+        std::vector<std::uint8_t> raw(data.size_bytes());
+        if (!raw.empty()) std::memcpy(raw.data(), data.data(), raw.size());
+        mem_.write_bytes(b.address + offset, raw);
+    }
+    /// The buffer's contents as elements of T (bytes / sizeof(T) of them).
+    template <class T>
+    requires std::is_trivially_copyable_v<T>
+    [[nodiscard]] std::vector<T> download(const buffer& b) const {
+        const auto raw = mem_.read_bytes(b.address, b.bytes);
+        std::vector<T> out(b.bytes / sizeof(T));
+        if (!out.empty()) std::memcpy(out.data(), raw.data(), out.size() * sizeof(T));
+        return out;
+    }
+
+    /// Prepares entry `entry` of `m` (its exact or unmangled name) for this device's warp
+    /// size and writes the module's `.global` initialisers to device memory.
+    [[nodiscard]] ptx::kernel prepare(const ptx::module& m, std::string_view entry,
+                                      const ptx::kernel_options& opt = {}) {
+        ptx::kernel k(m, entry, opt);
+        ptx::load_globals(k, mem_);
+        return k;
+    }
+
+    /// Runs `k` on the preset to completion with arguments `args` (buffers become their
+    /// device addresses; scalars keep their type's size, which must be the parameter's).
+    template <class... Args>
+    launch_result launch(const ptx::kernel& k, const launch_config& cfg, const Args&... args) {
+        ptx::param_pack pack(k);
+        (add_arg(pack, args), ...);
+        return launch_packed(k, cfg, pack.bytes());
+    }
+
+    /// Runs `k` with an already packed parameter buffer.
+    launch_result launch_packed(const ptx::kernel& k, const launch_config& cfg,
+                                std::vector<std::uint8_t> params) {
+        const ptx::launch l(k, cfg.grid, cfg.block, std::move(params), cfg.shared_bytes,
+                            warp_size_);
+        return gpu::visit_preset(preset_, [&](auto tag) {
+            using preset_type = typename decltype(tag)::type;
+            gpu::gpu<preset_type> g(params_);
+            launch_result r;
+            r.preset = preset_;
+            const auto start = std::chrono::steady_clock::now();
+            r.run = g.run(l, mem_, [&](const auto& sm) { accumulate(r.ptx, sm.source().stats()); });
+            r.wall_seconds =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            return r;
+        });
+    }
+
+private:
+    static void add_arg(ptx::param_pack& pack, const buffer& b) { pack.add(b.address); }
+    template <class T>
+    requires(std::integral<T> || std::floating_point<T>) static void add_arg(ptx::param_pack& pack,
+                                                                             const T& v) {
+        pack.add(v);
+    }
+
+    std::string preset_;
+    std::vector<std::string> overrides_;
+    gpu::gpu_params params_;
+    std::uint32_t warp_size_ = 32;
+    gpu::global_memory mem_;
+    std::uint64_t next_ = heap_base;
+};
+
+} // namespace warpkit::host
