@@ -7,4 +7,5 @@
 #include <warpkit/ptx/lexer.hpp>
 #include <warpkit/ptx/names.hpp>
 #include <warpkit/ptx/parser.hpp>
+#include <warpkit/ptx/printer.hpp>
 #include <warpkit/ptx/semantics.hpp>

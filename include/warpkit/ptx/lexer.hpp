@@ -171,10 +171,7 @@ private:
             return;
         }
         if (c == '.') {
-            if (pos_ + 1 < n && detail::is_digit(text_[pos_ + 1])) {
-                scan_number();
-                return;
-            }
+            // PTX floats start with a digit, so `.2d` (tex geometry) is a word like `.u32`.
             ++pos_;
             while (pos_ < n) {
                 const char d = text_[pos_];

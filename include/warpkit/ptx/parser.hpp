@@ -315,8 +315,8 @@ inline constexpr word_table<op_spec, 68> op_words{std::array<op_spec, 68>{
     os("rem", op::rem, m_ty, t_int),
     os("abs", op::abs, m_ty | bit(mclass::ftz), t_s | t_f | t_h),
     os("neg", op::neg, m_ty | bit(mclass::ftz), t_s | t_f | t_h),
-    os("min", op::min, m_ty | bit(mclass::ftz), t_int | t_f | t_h),
-    os("max", op::max, m_ty | bit(mclass::ftz), t_int | t_f | t_h),
+    os("min", op::min, m_ty | bit(mclass::ftz), t_int | t_f),
+    os("max", op::max, m_ty | bit(mclass::ftz), t_int | t_f),
     os("sad", op::sad, m_ty, t_int),
     os("popc", op::popc, m_ty, t_b3264),
     os("clz", op::clz, m_ty, t_b3264),
@@ -1106,6 +1106,7 @@ private:
                 fail(fn_->results[i].pos,
                      "return parameter " + squote(fn_->results[i].name) + " is declared twice");
         const token open = next(); // '{'
+        reserve_code(open.offset);
         fn_->blocks.push_back(block{0, 0, 0});
         block_stack_.push_back(0);
         fsyms_.push();
@@ -1116,6 +1117,18 @@ private:
             parse_body_statement();
         resolve_labels();
         fn_ = nullptr;
+    }
+
+    // Instructions are large; reserve room for about one per ';' up to the `}` that starts a
+    // line (how nvcc closes a body) so the code vector is not copied as it grows.
+    void reserve_code(std::uint32_t from) {
+        const std::string_view text = lex_.text();
+        const std::size_t end = text.find("\n}", from);
+        const std::size_t stop = end == std::string_view::npos ? text.size() : end;
+        std::size_t semis = 0;
+        for (std::size_t i = from; i < stop; ++i)
+            semis += text[i] == ';' ? 1U : 0U;
+        fn_->code.reserve(std::min<std::size_t>(semis, std::size_t{1} << 20));
     }
 
     void open_block(const token& t) {
@@ -1263,7 +1276,7 @@ private:
                 }
             } else {
                 const auto idx = static_cast<std::uint32_t>(fn_->registers.size());
-                if (!regs_.declare(n.text, idx))
+                if (in_range_here(n.text) || !regs_.declare(n.text, idx))
                     fail(n, "register " + squote(n.text) + " is already declared in this scope");
                 if (fn_->registers.size() + 1 > (1U << 22))
                     fail(n, "too many registers in one function");
@@ -1273,6 +1286,22 @@ private:
             if (!accept(',')) break;
         }
         expect(';', "after the .reg declaration");
+    }
+
+    // Whether `%r5` falls in a `%r<N>` range declared in the innermost block.
+    bool in_range_here(std::string_view n) const {
+        const auto depth = static_cast<std::uint32_t>(block_stack_.size() - 1);
+        std::size_t i = n.size();
+        while (i > 0 && n[i - 1] >= '0' && n[i - 1] <= '9')
+            --i;
+        if (i == n.size() || i == 0 || n.size() - i > 9 || (n.size() - i > 1 && n[i] == '0'))
+            return false;
+        std::uint32_t k = 0;
+        for (std::size_t j = i; j < n.size(); ++j)
+            k = k * 10 + static_cast<std::uint32_t>(n[j] - '0');
+        for (const auto& r : ranges_)
+            if (r.depth == depth && r.prefix == n.substr(0, i) && k < r.count) return true;
+        return false;
     }
 
     // A register by name, or no_index. The latest visible declaration wins.
@@ -1508,6 +1537,9 @@ private:
             if (cond) bad_combo(mn, full, why);
         };
         auto ftz_rule = [&] { no(in.ftz && !f32, ".ftz applies only to .f32"); };
+        no(t == type::f16 && in.rnd != rounding::none && in.rnd != rounding::rn &&
+               in.opcode != op::cvt,
+           ".f16 arithmetic rounds only with .rn");
         switch (in.opcode) {
         case op::add:
         case op::sub:
@@ -1539,7 +1571,7 @@ private:
             if (fl) {
                 no(in.mode != mul_mode::none, ".lo/.hi/.wide apply only to integers");
                 no(int_rnd, "integer rounding on a floating-point operation");
-                no(t == type::f64 && in.rnd == rounding::none, "mad.f64 needs a rounding mode");
+                no(in.rnd == rounding::none, "float mad needs a rounding mode");
                 no(in.cc, ".cc applies only to integers");
                 no((in.ftz || in.sat) && !f32, ".ftz and .sat apply only to .f32");
             } else {
@@ -1550,6 +1582,7 @@ private:
                    ".sat applies only to mad.hi.s32");
                 no(in.cc && (in.mode == mul_mode::wide || (tb(t) & t_32_64) == 0),
                    ".cc needs .lo or .hi with a 32- or 64-bit type");
+                no(in.cc && in.sat, ".cc and .sat cannot be combined");
             }
             break;
         case op::madc:
@@ -1596,8 +1629,8 @@ private:
             const type ct = in.opcode == op::set ? in.t2 : t;
             const bool cf = is_float(ct);
             no(!cf && in.compare >= cmp::equ, "unordered comparisons apply only to floats");
-            no(cf && in.compare >= cmp::lo && in.compare <= cmp::hs,
-               ".lo/.ls/.hi/.hs apply only to integers");
+            no((cf || is_signed(ct)) && in.compare >= cmp::lo && in.compare <= cmp::hs,
+               ".lo/.ls/.hi/.hs apply only to unsigned and bit types");
             no((tb(ct) & t_b) != 0 && in.compare != cmp::eq && in.compare != cmp::ne,
                "bit types compare only with .eq and .ne");
             no(in.ftz && ct != type::f32 && ct != type::f16, ".ftz applies only to .f32");
@@ -1619,15 +1652,17 @@ private:
         case op::ld:
             check_memory_order(in, mn, full, true);
             no(in.nc && in.sp != space::global, ".nc applies only to ld.global");
-            no(in.nc && in.sem != order::none && in.sem != order::weak,
-               ".nc cannot take a memory order");
+            no(in.vec == 4 && bits(in.t) == 64, ".v4 needs elements of at most 32 bits");
+            no(in.nc && in.sem != order::none, ".nc cannot take a memory order");
             break;
         case op::st:
             check_memory_order(in, mn, full, false);
             no(in.sp == space::constant, "cannot store to .const");
+            no(in.vec == 4 && bits(in.t) == 64, ".v4 needs elements of at most 32 bits");
             break;
         case op::ldu:
             no(in.sp != space::global && in.sp != space::generic, "ldu reads only .global");
+            no(in.vec == 4 && bits(in.t) == 64, ".v4 needs elements of at most 32 bits");
             break;
         case op::atom:
         case op::red:
@@ -1710,6 +1745,9 @@ private:
             no(!float_rnd, "an integer-to-float conversion needs .rn, .rz, .rm or .rp");
         } else {
             no(in.rnd != rounding::none, "an integer conversion takes no rounding");
+            // .sat only where the value can fall outside the destination's range.
+            const bool fits = d == s || (bits(d) > bits(s) && (is_signed(d) || !is_signed(s)));
+            no(in.sat && fits, ".sat needs a conversion that can overflow");
         }
         no(in.ftz && d != type::f32 && s != type::f32, ".ftz applies only to .f32");
     }
@@ -1727,7 +1765,10 @@ private:
         const bool scoped = o == order::relaxed || o == order::acquire || o == order::release;
         no(scoped && in.sc == scope::none, "a .relaxed/.acquire/.release access needs a scope");
         no(!scoped && in.sc != scope::none, "a scope needs .relaxed, .acquire or .release");
-        no(o != order::none && in.sp == space::param, "memory orders do not apply to .param");
+        no(o != order::none && o != order::weak && in.sp != space::global &&
+               in.sp != space::shared && in.sp != space::generic,
+           ".volatile/.relaxed/.acquire/.release apply to .global, .shared or generic "
+           "addresses");
     }
 
     void check_atomic(const instruction& in, const token& mn, std::string_view full) const {
@@ -2196,6 +2237,9 @@ private:
                 if (in.sp != space::generic && in.sp != space::none && vs != in.sp)
                     fail(b, squote(b.text) + " is a ." + std::string(name(vs)) + " variable; " +
                                 squote(full) + " accesses ." + std::string(name(in.sp)));
+                if (s.kind == symbol_kind::param && in.opcode != op::ld &&
+                    in.opcode != op::prefetch)
+                    fail(b, "parameter " + squote(b.text) + " is read-only");
                 o.symbol_of = s.kind;
                 o.index = s.index;
             }
