@@ -3,7 +3,10 @@
 /// The PTX front end: the module representation, the parser of nvcc-produced PTX and the
 /// printer.
 
+#include <warpkit/ptx/functional.hpp>
 #include <warpkit/ptx/ir.hpp>
+#include <warpkit/ptx/kernel.hpp>
+#include <warpkit/ptx/launch.hpp>
 #include <warpkit/ptx/lexer.hpp>
 #include <warpkit/ptx/names.hpp>
 #include <warpkit/ptx/parser.hpp>

@@ -1,0 +1,807 @@
+#pragma once
+/// \file
+/// `ptx_source`: the instruction source that executes a PTX launch on one SM. Per warp slot:
+/// registers (64 bits per virtual register and lane), the reconvergence stack
+/// (`Policies::stack`), local memory per thread; per block slot: shared memory and the
+/// barrier. Instructions execute when the timing model issues them (functional effects then,
+/// lane by lane in lane order; atomics too), and each returns the dynamic_inst the timing
+/// model sees: the lanes that executed (active and guard true) and, for memory instructions,
+/// each lane's address (global: device address; shared: offset in the block's shared memory;
+/// local: an interleaved address that gives consecutive lanes consecutive words; constant and
+/// parameter: offset). A generic access whose lanes all fall in one window is reported in
+/// that window's space.
+///
+/// Reconvergence: a branch calls `branch(taken, target, fall-through, rpc)` on a PDOM stack,
+/// and `ssy(rpc)` then `branch(taken, target, fall-through)` on an SSY stack (paths that only
+/// meet at exit reconverge at pc size(), past the code, which no path reaches). Barriers:
+/// `bar.sync a{, b}` waits for b threads (rounded up to warps; default: every live warp of
+/// the block); one barrier id is in use at a time per block (another id while one is open is
+/// a sim_error). `bar.arrive` counts the warp without waiting.
+///
+/// Statistics count thread instructions the way GPGPU-Sim's gpu_sim_insn does: every
+/// executed instruction once per active lane whose guard predicate is true (a lane that does
+/// not take `@p bra` does not count); warp instructions once per issue; both per opcode.
+
+#include <warpkit/core/error.hpp>
+#include <warpkit/core/lane_mask.hpp>
+#include <warpkit/core/reflect.hpp>
+#include <warpkit/gpu/global_memory.hpp>
+#include <warpkit/gpu/instruction_source.hpp>
+#include <warpkit/isa/dynamic_inst.hpp>
+#include <warpkit/ptx/ir.hpp>
+#include <warpkit/ptx/kernel.hpp>
+#include <warpkit/ptx/launch.hpp>
+#include <warpkit/ptx/semantics.hpp>
+#include <warpkit/simt/concepts.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace warpkit::gpu {
+
+/// What a ptx_source executed.
+struct ptx_source_stats {
+    std::uint64_t warp_instructions = 0;
+    std::uint64_t thread_instructions = 0; ///< active lanes with a true guard, summed
+    std::array<std::uint64_t, ptx::op_count> warp_by_opcode{};   ///< indexed by ptx::op
+    std::array<std::uint64_t, ptx::op_count> thread_by_opcode{}; ///< indexed by ptx::op
+    std::uint64_t blocks = 0;
+    std::uint64_t barrier_releases = 0;
+    std::uint64_t generic_accesses = 0; ///< memory instructions through generic addresses
+    WARPKIT_FIELDS(ptx_source_stats, warp_instructions, thread_instructions, warp_by_opcode,
+                   thread_by_opcode, blocks, barrier_releases, generic_accesses)
+};
+
+/// The warps of one SM running a PTX launch. Holds references to the launch and to device
+/// memory, which outlive it.
+template <std::size_t WarpSize, class Stack>
+class ptx_source {
+public:
+    using mask = lane_mask<WarpSize>;
+    using stats_type = ptx_source_stats;
+    static constexpr std::size_t warp_size = WarpSize;
+
+    /// An SM with `warp_slots` warp slots and `block_slots` block slots running `l`; each
+    /// block gets max(`shared_bytes`, the launch's shared memory) bytes of shared memory.
+    ptx_source(const ptx::launch& l, global_memory& mem, std::uint32_t warp_slots,
+               std::uint32_t block_slots, std::uint32_t shared_bytes)
+        : l_(&l), k_(&l.prepared()), mem_(&mem), nregs_(k_->registers().size()),
+          local_bytes_(k_->local_bytes()), shared_bytes_(std::max(shared_bytes, l.shared_bytes())),
+          warps_(warp_slots), blocks_(block_slots),
+          regs_(std::size_t{warp_slots} * nregs_ * WarpSize, 0),
+          local_(std::size_t{warp_slots} * WarpSize * local_bytes_, 0) {
+        if (l.warp_size() != WarpSize)
+            throw config_error("warp_size", std::to_string(l.warp_size()),
+                               std::to_string(WarpSize));
+        reg_bits_.reserve(nregs_);
+        for (const auto& r : k_->registers())
+            reg_bits_.push_back(ptx::bits(r.t));
+    }
+
+    [[nodiscard]] bool finished(std::uint32_t slot) const {
+        return warps_.at(slot).stack.finished();
+    }
+    [[nodiscard]] bool at_barrier(std::uint32_t slot) const { return warps_.at(slot).at_barrier; }
+
+    /// The i-th instruction the warp will execute if no control instruction or reconvergence
+    /// point comes first; nullptr beyond one, past the end, or for a finished warp.
+    [[nodiscard]] const isa::static_inst* peek(std::uint32_t slot, std::size_t i) const {
+        const auto& w = warps_.at(slot);
+        if (w.stack.finished()) return nullptr;
+        const std::size_t pc = w.stack.pc();
+        const simt::pc_type stop = boundary_(w.stack);
+        for (std::size_t k = 0; k < i; ++k) {
+            if (pc + k >= k_->size()) return nullptr;
+            const auto& s = k_->static_at(pc + k);
+            if (s.is_branch || s.is_barrier || s.is_exit) return nullptr;
+            if (pc + k + 1 == stop) return nullptr;
+        }
+        return pc + i < k_->size() ? &k_->static_at(pc + i) : nullptr;
+    }
+
+    /// Executes the warp's next instruction.
+    isa::dynamic_inst<WarpSize> execute(std::uint32_t slot, exec_site site) {
+        auto& w = warps_.at(slot);
+        WARPKIT_EXPECTS(!w.stack.finished() && !w.at_barrier);
+        const std::size_t pc = w.stack.pc();
+        if (pc >= k_->size()) fault_(pc, "the warp ran past the end of the kernel");
+        const ptx::prepared_inst& p = k_->at(pc);
+        const ptx::instruction& in = p.in;
+        isa::dynamic_inst<WarpSize> d;
+        d.si = k_->static_at(pc);
+        d.warp = slot;
+        d.pc = static_cast<std::uint32_t>(pc);
+        d.seq = w.executed++;
+        w.stack.record_issue();
+        const mask active = w.stack.active();
+        mask exec = active;
+        if (in.guard != ptx::no_index) {
+            exec = mask{};
+            const std::uint64_t* g = reg_(slot, in.guard);
+            for (const std::size_t l : active)
+                if (((g[l] & 1U) != 0) != in.guard_negated) exec.set(l);
+        }
+        d.active = exec;
+        const auto opi = static_cast<std::size_t>(in.opcode);
+        ++st_.warp_instructions;
+        ++st_.warp_by_opcode[opi];
+        st_.thread_instructions += exec.count();
+        st_.thread_by_opcode[opi] += exec.count();
+        site_ = site;
+        cur_slot_ = slot;
+        cur_pc_ = pc;
+        const auto next = static_cast<simt::pc_type>(pc + 1);
+        using ptx::op;
+        switch (in.opcode) {
+        case op::bra: {
+            const simt::pc_type rpc = k_->reconvergence(pc);
+            if constexpr (simt::sync_point_stack<Stack>) {
+                w.stack.ssy(rpc == simt::no_pc ? static_cast<simt::pc_type>(k_->size()) : rpc);
+                w.stack.branch(exec, p.target, next);
+            } else {
+                w.stack.branch(exec, p.target, next, rpc);
+            }
+            return d;
+        }
+        case op::exit:
+        case op::trap: {
+            if (in.opcode == op::trap && exec.any())
+                fault_(pc, "trap executed (lane " + std::to_string(exec.first()) + ")");
+            const mask rest = active.minus(exec);
+            w.stack.exit(exec);
+            if (rest.any()) w.stack.advance(next);
+            if (w.stack.finished()) --blocks_[w.block].live_warps;
+            return d;
+        }
+        case op::bar:
+            if (exec.any()) barrier_(w, p, exec);
+            w.stack.advance(next);
+            return d;
+        case op::membar:
+        case op::fence:
+        case op::prefetch:
+            w.stack.advance(next);
+            return d;
+        case op::ld:
+        case op::ldu:
+        case op::st:
+        case op::atom:
+        case op::red:
+            memory_(slot, w, p, exec, d);
+            w.stack.advance(next);
+            return d;
+        case op::shfl:
+            shuffle_(slot, p, exec);
+            w.stack.advance(next);
+            return d;
+        case op::vote:
+            vote_(slot, p, exec);
+            w.stack.advance(next);
+            return d;
+        case op::activemask:
+            for (const std::size_t l : exec)
+                put_(slot, p.dst[0], l, exec.bits(), ptx::type::b32);
+            w.stack.advance(next);
+            return d;
+        case op::cvta:
+            for (const std::size_t l : exec)
+                put_(slot, p.dst[0], l, cvta_(in, read_(slot, p.src[0], l)), in.t);
+            w.stack.advance(next);
+            return d;
+        case op::mov:
+            if (p.num_dst > 1 || p.num_src > 1) {
+                move_vector_(slot, p, exec);
+                w.stack.advance(next);
+                return d;
+            }
+            break;
+        default:
+            break;
+        }
+        alu_(slot, p, exec);
+        w.stack.advance(next);
+        return d;
+    }
+
+    /// Starts block number `block` in block slot `bslot` on the warp slots `slots` (one per
+    /// warp of the block); returns how many of them hold live warps.
+    std::uint32_t start_block(std::uint32_t bslot, std::uint32_t block,
+                              std::span<const std::uint32_t> slots) {
+        WARPKIT_EXPECTS(slots.size() == l_->warps_per_block());
+        auto& b = blocks_.at(bslot);
+        const auto& g = l_->grid();
+        b.linear = block;
+        b.id = {block % g.x, (block / g.x) % g.y, block / (g.x * g.y)};
+        b.shared.assign(shared_bytes_, 0);
+        b.live_warps = 0;
+        b.arrived = 0;
+        b.expected = 0;
+        b.barrier_id = -1;
+        const std::uint32_t threads = l_->threads_per_block();
+        for (std::uint32_t i = 0; i < slots.size(); ++i) {
+            const std::uint32_t s = slots[i];
+            auto& w = warps_.at(s);
+            w.block = bslot;
+            w.warp_in_block = i;
+            w.at_barrier = false;
+            w.executed = 0;
+            const std::uint32_t first = i * static_cast<std::uint32_t>(WarpSize);
+            w.stack.reset(0, mask::first_n(threads > first ? threads - first : 0));
+            std::fill_n(regs_.begin() +
+                            static_cast<std::ptrdiff_t>(std::size_t{s} * nregs_ * WarpSize),
+                        nregs_ * WarpSize, 0);
+            std::fill_n(local_.begin() +
+                            static_cast<std::ptrdiff_t>(std::size_t{s} * WarpSize * local_bytes_),
+                        WarpSize * local_bytes_, 0);
+            if (!w.stack.finished()) ++b.live_warps;
+        }
+        ++st_.blocks;
+        return b.live_warps;
+    }
+
+    /// The warps the open barrier of block slot `bslot` waits for have all arrived.
+    [[nodiscard]] bool barrier_complete(std::uint32_t bslot) const {
+        const auto& b = blocks_.at(bslot);
+        if (b.arrived == 0) return false;
+        return b.arrived >= (b.expected != 0 ? std::min(b.expected, b.live_warps) : b.live_warps);
+    }
+    /// Lets the waiting warps of block slot `bslot` past the barrier.
+    void release_barrier(std::uint32_t bslot) {
+        auto& b = blocks_.at(bslot);
+        for (auto& w : warps_)
+            if (w.block == bslot) w.at_barrier = false;
+        b.arrived = 0;
+        b.expected = 0;
+        b.barrier_id = -1;
+        ++st_.barrier_releases;
+    }
+    /// Every warp of block slot `bslot` has exited.
+    [[nodiscard]] bool block_finished(std::uint32_t bslot) const {
+        return blocks_.at(bslot).live_warps == 0;
+    }
+    /// Pc of the warp in `slot` (for deadlock reports).
+    [[nodiscard]] std::uint32_t pc(std::uint32_t slot) const { return warps_.at(slot).stack.pc(); }
+    /// The warp's reconvergence stack (its stats: divergence, depth, active lanes).
+    [[nodiscard]] const Stack& stack(std::uint32_t slot) const { return warps_.at(slot).stack; }
+    /// Value of virtual register `r` in lane `lane` of the warp in `slot` (tests, debugging).
+    [[nodiscard]] std::uint64_t reg(std::uint32_t slot, std::uint32_t r, std::size_t lane) const {
+        WARPKIT_EXPECTS(r < nregs_ && lane < WarpSize && slot < warps_.size());
+        return regs_[(std::size_t{slot} * nregs_ + r) * WarpSize + lane];
+    }
+
+    [[nodiscard]] const ptx_source_stats& stats() const noexcept { return st_; }
+    [[nodiscard]] const ptx::launch& launch() const noexcept { return *l_; }
+
+private:
+    struct warp {
+        Stack stack;
+        std::uint32_t block = 0;
+        std::uint32_t warp_in_block = 0;
+        bool at_barrier = false;
+        std::uint64_t executed = 0;
+    };
+    struct cta {
+        isa::dim3 id;
+        std::uint32_t linear = 0;
+        std::vector<std::uint8_t> shared;
+        std::uint32_t live_warps = 0;
+        std::uint32_t arrived = 0;
+        std::uint32_t expected = 0; ///< warps the open barrier waits for (0: all live)
+        std::int64_t barrier_id = -1;
+    };
+    struct location {
+        ptx::space sp = ptx::space::global;
+        std::uint64_t addr = 0;
+    };
+
+    // The pc at which the running path stops being the fall-through of the current one.
+    [[nodiscard]] static simt::pc_type boundary_(const Stack& s) {
+        if constexpr (requires { s.entries(); }) {
+            const auto e = s.entries();
+            if (e.empty()) return simt::no_pc;
+            if constexpr (simt::sync_point_stack<Stack>)
+                return e.back().sync_pc;
+            else
+                return e.back().rpc;
+        } else {
+            return simt::no_pc;
+        }
+    }
+
+    [[noreturn]] void fault_(std::size_t pc, const std::string& what) const {
+        throw sim_error(k_->where(pc) + ": " + what + " (kernel `" + k_->name() + "`, block " +
+                        std::to_string(blocks_[warps_[cur_slot_].block].linear) + ", warp " +
+                        std::to_string(warps_[cur_slot_].warp_in_block) + ")");
+    }
+    [[nodiscard]] static std::string hex_(std::uint64_t v) {
+        static constexpr char digits[] = "0123456789abcdef";
+        std::string s;
+        do {
+            s.insert(s.begin(), digits[v & 15]);
+            v >>= 4;
+        } while (v != 0);
+        return "0x" + s;
+    }
+
+    [[nodiscard]] std::uint64_t* reg_(std::uint32_t slot, std::uint32_t r) {
+        return &regs_[(std::size_t{slot} * nregs_ + r) * WarpSize];
+    }
+    [[nodiscard]] const std::uint64_t* reg_(std::uint32_t slot, std::uint32_t r) const {
+        return &regs_[(std::size_t{slot} * nregs_ + r) * WarpSize];
+    }
+    // Writes `v`, a value of type t, to register r of lane l: extended per t's signedness and
+    // cut to the register's width.
+    void put_(std::uint32_t slot, std::uint32_t r, std::size_t l, std::uint64_t v, ptx::type t) {
+        if (r == ptx::no_index) return;
+        reg_(slot, r)[l] = ptx::extend(t, v) & ptx::low_mask(reg_bits_[r]);
+    }
+
+    [[nodiscard]] std::uint64_t special_(const ptx::value_ref& v, std::size_t l) const {
+        const auto& w = warps_[cur_slot_];
+        const auto& b = blocks_[w.block];
+        const auto& bd = l_->block();
+        const auto& gd = l_->grid();
+        const auto pick = [&](const isa::dim3& d) -> std::uint64_t {
+            return v.dim == 0 ? d.x : (v.dim == 1 ? d.y : d.z);
+        };
+        const std::uint64_t t = std::uint64_t{w.warp_in_block} * WarpSize + l;
+        const std::uint64_t lane_bit = std::uint64_t{1} << l;
+        using ptx::sreg;
+        switch (v.special) {
+        case sreg::tid:
+            return v.dim == 0 ? t % bd.x
+                              : (v.dim == 1 ? (t / bd.x) % bd.y : t / (std::uint64_t{bd.x} * bd.y));
+        case sreg::ntid:
+            return pick(bd);
+        case sreg::ctaid:
+            return pick(b.id);
+        case sreg::nctaid:
+            return pick(gd);
+        case sreg::laneid:
+            return l;
+        case sreg::warpid:
+            return w.warp_in_block;
+        case sreg::nwarpid:
+            return warps_.size();
+        case sreg::smid:
+            return site_.sm;
+        case sreg::nsmid:
+        case sreg::gridid:
+            return 0; // an SM's source does not know the GPU's SM count
+        case sreg::clock:
+            return site_.clock & 0xffffffffU;
+        case sreg::clock64:
+            return site_.clock;
+        case sreg::lanemask_eq:
+            return lane_bit;
+        case sreg::lanemask_le:
+            return (lane_bit << 1) - 1;
+        case sreg::lanemask_lt:
+            return lane_bit - 1;
+        case sreg::lanemask_ge:
+            return ~(lane_bit - 1) & 0xffffffffU;
+        case sreg::lanemask_gt:
+            return ~((lane_bit << 1) - 1) & 0xffffffffU;
+        }
+        return 0;
+    }
+
+    [[nodiscard]] std::uint64_t read_(std::uint32_t slot, const ptx::value_ref& v,
+                                      std::size_t l) const {
+        switch (v.k) {
+        case ptx::value_ref::kind::reg:
+            return reg_(slot, v.reg)[l] ^ (v.negate ? 1U : 0U);
+        case ptx::value_ref::kind::imm:
+            return v.bits;
+        case ptx::value_ref::kind::sreg:
+            return special_(v, l);
+        default:
+            return 0;
+        }
+    }
+
+    [[nodiscard]] static ptx::type result_type_(const ptx::instruction& in) noexcept {
+        using ptx::op;
+        using ptx::type;
+        switch (in.opcode) {
+        case op::setp:
+        case op::testp:
+            return type::pred;
+        case op::popc:
+        case op::clz:
+        case op::bfind:
+            return type::u32;
+        case op::mul:
+        case op::mad:
+            if (in.mode == ptx::mul_mode::wide) {
+                switch (in.t) {
+                case type::s16:
+                    return type::s32;
+                case type::u16:
+                    return type::u32;
+                case type::s32:
+                    return type::s64;
+                default:
+                    return type::u64;
+                }
+            }
+            return in.t;
+        default:
+            return in.t;
+        }
+    }
+
+    void alu_(std::uint32_t slot, const ptx::prepared_inst& p, mask exec) {
+        const ptx::instruction& in = p.in;
+        const ptx::type rt = result_type_(in);
+        const std::uint32_t cc = k_->carry_register();
+        std::array<std::uint64_t, 6> src{};
+        const std::span<const std::uint64_t> args(src.data(), p.num_src);
+        for (const std::size_t l : exec) {
+            for (std::size_t i = 0; i < p.num_src; ++i)
+                src[i] = read_(slot, p.src[i], l);
+            const bool carry = p.reads_carry && (reg_(slot, cc)[l] & 1U) != 0;
+            const ptx::lane_result r = ptx::evaluate(in, args, carry);
+            put_(slot, p.dst[0], l, r.value, rt);
+            if (p.num_dst > 1) put_(slot, p.dst[1], l, r.value2, ptx::type::pred);
+            if (p.writes_carry) reg_(slot, cc)[l] = r.carry ? 1 : 0;
+        }
+    }
+
+    // mov with a vector: pack elements into one register or split one into elements.
+    void move_vector_(std::uint32_t slot, const ptx::prepared_inst& p, mask exec) {
+        const unsigned total = ptx::bits(p.in.t);
+        const unsigned n = p.num_dst > 1 ? p.num_dst : p.num_src;
+        const unsigned ew = total / n;
+        const ptx::type et =
+            ew <= 16 ? ptx::type::b16 : (ew <= 32 ? ptx::type::b32 : ptx::type::b64);
+        for (const std::size_t l : exec) {
+            if (p.num_dst > 1) { // {a, b} = x: split
+                const std::uint64_t v = read_(slot, p.src[0], l);
+                for (unsigned e = 0; e < n; ++e)
+                    put_(slot, p.dst[e], l, (v >> (e * ew)) & ptx::low_mask(ew), et);
+            } else { // x = {a, b}: pack, the first element lowest
+                std::uint64_t v = 0;
+                for (unsigned e = 0; e < n; ++e)
+                    v |= (read_(slot, p.src[e], l) & ptx::low_mask(ew)) << (e * ew);
+                put_(slot, p.dst[0], l, v, p.in.t);
+            }
+        }
+    }
+
+    [[nodiscard]] static std::uint64_t window_base_(ptx::space sp) noexcept {
+        switch (sp) {
+        case ptx::space::shared:
+            return ptx::generic_shared_base;
+        case ptx::space::local:
+            return ptx::generic_local_base;
+        case ptx::space::constant:
+            return ptx::generic_const_base;
+        case ptx::space::param:
+            return ptx::generic_param_base;
+        default:
+            return 0;
+        }
+    }
+    [[nodiscard]] static std::uint64_t cvta_(const ptx::instruction& in, std::uint64_t a) noexcept {
+        const std::uint64_t base = window_base_(in.sp);
+        const std::uint64_t v = in.to ? a - base : a + base;
+        return ptx::truncate(in.t, v);
+    }
+    [[nodiscard]] static location decode_generic_(std::uint64_t a) noexcept {
+        for (const auto sp :
+             {ptx::space::shared, ptx::space::local, ptx::space::constant, ptx::space::param}) {
+            const std::uint64_t base = window_base_(sp);
+            if (a >= base && a - base < ptx::generic_window_bytes) return {sp, a - base};
+        }
+        return {ptx::space::global, a};
+    }
+    [[nodiscard]] static const char* space_name_(ptx::space sp) noexcept {
+        switch (sp) {
+        case ptx::space::shared:
+            return "shared";
+        case ptx::space::local:
+            return "local";
+        case ptx::space::constant:
+            return "constant";
+        case ptx::space::param:
+            return "parameter";
+        default:
+            return "global";
+        }
+    }
+
+    // The bytes of a non-global space at `a` for lane `l`, checked against the space's size.
+    [[nodiscard]] std::uint8_t* bytes_(std::uint32_t slot, const location& loc, std::size_t l,
+                                       unsigned size, bool write) {
+        std::uint8_t* base = nullptr;
+        std::uint64_t limit = 0;
+        switch (loc.sp) {
+        case ptx::space::shared: {
+            auto& sh = blocks_[warps_[slot].block].shared;
+            base = sh.data();
+            limit = sh.size();
+            break;
+        }
+        case ptx::space::local:
+            base = local_.data() + (std::size_t{slot} * WarpSize + l) * local_bytes_;
+            limit = local_bytes_;
+            break;
+        case ptx::space::constant:
+            base = const_cast<std::uint8_t*>(k_->constant_bank().data());
+            limit = k_->constant_bank().size();
+            break;
+        case ptx::space::param:
+            base = const_cast<std::uint8_t*>(l_->params().data());
+            limit = l_->params().size();
+            break;
+        default:
+            break;
+        }
+        if (write && (loc.sp == ptx::space::constant || loc.sp == ptx::space::param))
+            fault_(cur_pc_, std::string("store to read-only ") + space_name_(loc.sp) +
+                                " memory at offset " + hex_(loc.addr) + " (lane " +
+                                std::to_string(l) + ")");
+        if (loc.addr > limit || limit - loc.addr < size)
+            fault_(cur_pc_, std::string(space_name_(loc.sp)) + " address " + hex_(loc.addr) + " (" +
+                                std::to_string(size) + " bytes, lane " + std::to_string(l) +
+                                ") is outside the " + std::to_string(limit) + " bytes of " +
+                                space_name_(loc.sp) + " memory");
+        return base + loc.addr;
+    }
+
+    [[nodiscard]] std::uint64_t load_(std::uint32_t slot, const location& loc, std::size_t l,
+                                      unsigned size) {
+        if (loc.sp == ptx::space::global) return mem_->load_value(loc.addr, size);
+        const std::uint8_t* b = bytes_(slot, loc, l, size, false);
+        std::uint64_t v = 0;
+        std::memcpy(&v, b, size); // little-endian host
+        return v;
+    }
+    void store_(std::uint32_t slot, const location& loc, std::size_t l, unsigned size,
+                std::uint64_t v) {
+        if (loc.sp == ptx::space::global) {
+            mem_->store_value(loc.addr, size, v);
+            return;
+        }
+        std::uint8_t* b = bytes_(slot, loc, l, size, true);
+        std::memcpy(b, &v, size);
+    }
+
+    [[nodiscard]] std::uint64_t timing_address_(std::uint32_t slot, const location& loc,
+                                                std::size_t l) const noexcept {
+        if (loc.sp != ptx::space::local) return loc.addr;
+        // Local memory interleaves threads word by word, as NVIDIA GPUs lay it out.
+        const std::uint64_t words = (local_bytes_ + 3) / 4;
+        return ptx::generic_local_base +
+               ((std::uint64_t{slot} * words + loc.addr / 4) * WarpSize + l) * 4 + loc.addr % 4;
+    }
+
+    void memory_(std::uint32_t slot, warp& w, const ptx::prepared_inst& p, mask exec,
+                 isa::dynamic_inst<WarpSize>& d) {
+        (void)w;
+        const ptx::instruction& in = p.in;
+        using ptx::op;
+        const unsigned size = ptx::size_of(in.t);
+        const unsigned vec = in.vec == 0 ? 1 : in.vec;
+        if (size == 0 || (size != 1 && size != 2 && size != 4 && size != 8))
+            fault_(cur_pc_, "memory access of unsupported size " + std::to_string(size));
+        const bool generic = p.addr.sp == ptx::space::generic;
+        if (generic) ++st_.generic_accesses;
+        bool first = true;
+        ptx::space seen = ptx::space::global;
+        bool mixed = false;
+        for (const std::size_t l : exec) {
+            const std::uint64_t base = p.addr.reg != ptx::no_index ? reg_(slot, p.addr.reg)[l] : 0;
+            const std::uint64_t a = base + p.addr.offset;
+            location loc = generic ? decode_generic_(a) : location{p.addr.sp, a};
+            if (p.call_param) loc.sp = ptx::space::local;
+            if (first) {
+                seen = loc.sp;
+                first = false;
+            } else if (loc.sp != seen) {
+                mixed = true;
+            }
+            if (loc.addr % (std::uint64_t{size} * vec) != 0)
+                fault_(cur_pc_, std::string(space_name_(loc.sp)) + " address " + hex_(loc.addr) +
+                                    " (lane " + std::to_string(l) + ") is not aligned to the " +
+                                    std::to_string(size * vec) + "-byte access");
+            d.addr[l] = timing_address_(slot, loc, l);
+            switch (in.opcode) {
+            case op::ld:
+            case op::ldu:
+                for (unsigned e = 0; e < vec; ++e)
+                    put_(slot, p.dst[e], l, load_(slot, {loc.sp, loc.addr + e * size}, l, size),
+                         in.t);
+                break;
+            case op::st: {
+                // [addr], value or {v0, v1, ...}: the values follow the address.
+                for (unsigned e = 0; e < vec; ++e)
+                    store_(slot, {loc.sp, loc.addr + e * size}, l, size, read_(slot, p.src[e], l));
+                break;
+            }
+            default: { // atom, red: lane by lane in lane order
+                const std::uint64_t b = p.num_src > 0 ? read_(slot, p.src[0], l) : 0;
+                const std::uint64_t c = p.num_src > 1 ? read_(slot, p.src[1], l) : 0;
+                const std::uint64_t old = load_(slot, loc, l, size);
+                store_(slot, loc, l, size, atomic_(in, old, b, c));
+                if (in.opcode == op::atom) put_(slot, p.dst[0], l, old, in.t);
+                break;
+            }
+            }
+        }
+        if (generic && !first && !mixed) {
+            switch (seen) {
+            case ptx::space::shared:
+                d.si.space = isa::mem_space::shared;
+                break;
+            case ptx::space::local:
+                d.si.space = isa::mem_space::local;
+                break;
+            case ptx::space::constant:
+            case ptx::space::param:
+                d.si.space = isa::mem_space::constant;
+                break;
+            default:
+                break;
+            }
+        }
+    }
+
+    [[nodiscard]] static std::uint64_t atomic_(const ptx::instruction& in, std::uint64_t old,
+                                               std::uint64_t b, std::uint64_t c) {
+        using ptx::atom_op;
+        const ptx::type t = in.t;
+        switch (in.aop) {
+        case atom_op::add:
+            if (t == ptx::type::f32) // atom.add.f32 flushes subnormals, rounds to nearest
+                return ptx::fp_binary(ptx::fp_binary_op::add, t, ptx::rounding::rn, true, false,
+                                      old, b);
+            if (ptx::is_float(t))
+                return ptx::fp_binary(ptx::fp_binary_op::add, t, ptx::rounding::rn, false, false,
+                                      old, b);
+            return ptx::int_add(t, old, b);
+        case atom_op::min:
+            if (ptx::is_float(t))
+                return ptx::fp_binary(ptx::fp_binary_op::min, t, ptx::rounding::rn, false, false,
+                                      old, b);
+            return ptx::int_min(t, old, b);
+        case atom_op::max:
+            if (ptx::is_float(t))
+                return ptx::fp_binary(ptx::fp_binary_op::max, t, ptx::rounding::rn, false, false,
+                                      old, b);
+            return ptx::int_max(t, old, b);
+        case atom_op::inc:
+            return ptx::truncate(t, old) >= ptx::truncate(t, b) ? 0 : ptx::truncate(t, old + 1);
+        case atom_op::dec:
+            return (ptx::truncate(t, old) == 0 || ptx::truncate(t, old) > ptx::truncate(t, b))
+                       ? ptx::truncate(t, b)
+                       : ptx::truncate(t, old - 1);
+        case atom_op::exch:
+            return ptx::truncate(t, b);
+        case atom_op::cas:
+            return ptx::truncate(t, old) == ptx::truncate(t, b) ? ptx::truncate(t, c) : old;
+        case atom_op::and_:
+            return ptx::truncate(t, old & b);
+        case atom_op::or_:
+            return ptx::truncate(t, old | b);
+        case atom_op::xor_:
+            return ptx::truncate(t, old ^ b);
+        default:
+            return old;
+        }
+    }
+
+    void barrier_(warp& w, const ptx::prepared_inst& p, mask exec) {
+        auto& b = blocks_[w.block];
+        const std::size_t first = exec.first();
+        const std::int64_t id =
+            p.num_src > 0
+                ? static_cast<std::int64_t>(read_(cur_slot_, p.src[0], first) & 0xffffffffU)
+                : 0;
+        if (b.barrier_id >= 0 && b.barrier_id != id)
+            fault_(cur_pc_, "barrier " + std::to_string(id) + " while barrier " +
+                                std::to_string(b.barrier_id) +
+                                " is open (one barrier at a time per block)");
+        b.barrier_id = id;
+        if (p.num_src > 1) {
+            const std::uint64_t threads = read_(cur_slot_, p.src[1], first) & 0xffffffffU;
+            b.expected = static_cast<std::uint32_t>((threads + WarpSize - 1) / WarpSize);
+        }
+        ++b.arrived;
+        if (!p.in.arrive) w.at_barrier = true;
+    }
+
+    void shuffle_(std::uint32_t slot, const ptx::prepared_inst& p, mask exec) {
+        // [d, p?] a, b, c, membermask
+        std::array<std::uint64_t, WarpSize> a{};
+        const std::uint64_t* ra =
+            p.src[0].k == ptx::value_ref::kind::reg ? reg_(slot, p.src[0].reg) : nullptr;
+        for (std::size_t l = 0; l < WarpSize; ++l)
+            a[l] = ra != nullptr ? ra[l] : read_(slot, p.src[0], l);
+        for (const std::size_t l : exec) {
+            const auto lane = static_cast<std::int64_t>(l);
+            const auto bval = static_cast<std::int64_t>(read_(slot, p.src[1], l) & 31U);
+            const std::uint64_t c = read_(slot, p.src[2], l);
+            const auto cval = static_cast<std::int64_t>(c & 31U);
+            const auto seg = static_cast<std::int64_t>((c >> 8) & 31U);
+            const std::int64_t max_lane = (lane & seg) | (cval & ~seg);
+            const std::int64_t min_lane = lane & seg;
+            std::int64_t j = lane;
+            bool pval = false;
+            switch (p.in.shfl) {
+            case ptx::shfl_mode::up:
+                j = lane - bval;
+                pval = j >= max_lane;
+                break;
+            case ptx::shfl_mode::down:
+                j = lane + bval;
+                pval = j <= max_lane;
+                break;
+            case ptx::shfl_mode::bfly:
+                j = lane ^ bval;
+                pval = j <= max_lane;
+                break;
+            default:
+                j = min_lane | (bval & ~seg);
+                pval = j <= max_lane;
+                break;
+            }
+            if (!pval || j < 0 || j >= static_cast<std::int64_t>(WarpSize)) j = lane;
+            put_(slot, p.dst[0], l, a[static_cast<std::size_t>(j)], ptx::type::b32);
+            if (p.num_dst > 1) put_(slot, p.dst[1], l, pval ? 1 : 0, ptx::type::pred);
+        }
+    }
+
+    void vote_(std::uint32_t slot, const ptx::prepared_inst& p, mask exec) {
+        if (exec.none()) return;
+        mask members = exec;
+        if (p.num_src > 1)
+            members &=
+                mask(static_cast<typename mask::word_type>(read_(slot, p.src[1], exec.first())));
+        mask yes;
+        for (const std::size_t l : members)
+            if ((read_(slot, p.src[0], l) & 1U) != 0) yes.set(l);
+        std::uint64_t v = 0;
+        switch (p.in.vote) {
+        case ptx::vote_mode::all:
+            v = yes == members ? 1 : 0;
+            break;
+        case ptx::vote_mode::any:
+            v = yes.any() ? 1 : 0;
+            break;
+        case ptx::vote_mode::uni:
+            v = (yes.none() || yes == members) ? 1 : 0;
+            break;
+        default:
+            v = yes.bits();
+            break;
+        }
+        const ptx::type rt = p.in.vote == ptx::vote_mode::ballot ? ptx::type::b32 : ptx::type::pred;
+        for (const std::size_t l : exec)
+            put_(slot, p.dst[0], l, v, rt);
+    }
+
+    const ptx::launch* l_;
+    const ptx::kernel* k_;
+    global_memory* mem_;
+    std::size_t nregs_;
+    std::size_t local_bytes_;
+    std::uint32_t shared_bytes_;
+    std::vector<warp> warps_;
+    std::vector<cta> blocks_;
+    std::vector<std::uint64_t> regs_; // [slot][register][lane]
+    std::vector<std::uint8_t> local_; // [slot][lane][byte]
+    std::vector<unsigned> reg_bits_;
+    ptx_source_stats st_;
+    exec_site site_{};
+    std::uint32_t cur_slot_ = 0;
+    std::size_t cur_pc_ = 0;
+};
+
+} // namespace warpkit::gpu
