@@ -45,6 +45,7 @@ const std::vector<std::string>& ptx_files() {
         "tests/ptx/data/calls_debug.ptx", "tests/ptx/data/doubles.ptx",
         "tests/ptx/data/intmath.ptx",     "tests/ptx/data/misc.ptx",
         "tests/ptx/data/misc_debug.ptx",  "tests/ptx/data/subset.ptx",
+        "tests/ptx/data/mathlib.ptx",     "tests/ptx/data/mathlib_debug.ptx",
     };
     return files;
 }
@@ -282,6 +283,8 @@ TEST_CASE("ptx parser: every checked-in file parses with the expected shape") {
         {"tests/ptx/data/misc.ptx", 1, 106, "misc", 106, 126, 4},
         {"tests/ptx/data/misc_debug.ptx", 21, 357, "misc", 191, 156, 4},
         {"tests/ptx/data/subset.ptx", 2, 71, "subset", 65, 58, 2},
+        {"tests/ptx/data/mathlib.ptx", 3, 1589, "mathlib", 1245, 1355, 5},
+        {"tests/ptx/data/mathlib_debug.ptx", 35, 2802, "mathlib", 295, 222, 5},
     };
     CHECK(std::size(table) == ptx_files().size());
     for (const auto& e : table) {
@@ -545,6 +548,50 @@ TEST_CASE("ptx parser: modifiers land in their fields") {
         const std::string written = text.substr(0, text.find_first_of(" ;"));
         if (written.rfind("barrier", 0) != 0) CHECK(mnemonic(in) == written);
     }
+}
+
+TEST_CASE("ptx parser: cache-policy qualifiers are accepted and dropped") {
+    const instruction a =
+        one("ld.global.nc.L1::no_allocate.L2::128B.v4.f32 {%f0, %f1, %f2, %f3}, [%rd1];");
+    CHECK(same_modifiers(
+        a, mods{.opcode = op::ld, .t = type::f32, .sp = space::global, .vec = 4, .nc = true}));
+    CHECK(mnemonic(a) == "ld.global.nc.v4.f32");
+    CHECK(same_modifiers(one("st.global.wb.u32 [%rd1], %r1;"),
+                         mods{.opcode = op::st, .t = type::u32, .sp = space::global}));
+    CHECK(same_modifiers(one("ld.global.cs.f32 %f1, [%rd1];"),
+                         mods{.opcode = op::ld, .t = type::f32, .sp = space::global}));
+    const failure f = fails(wrap_kernel("add.L2::128B.s32 %r1, %r2, %r3;"));
+    CHECK(f.message == "unsupported modifier '.L2::128B' in 'add.L2::128B.s32'");
+}
+
+TEST_CASE("ptx printer: functions called before their definition are declared first") {
+    // `first` (index 0) calls `second` (index 1), defined after the kernel (index 2).
+    const char* text = ".version 9.0\n.target sm_75\n.address_size 64\n"
+                       ".func first(.param .b32 a);\n"
+                       ".func second(.param .b32 a);\n"
+                       ".func first(.param .b32 a)\n{\n"
+                       "{ .param .b32 p0; st.param.b32 [p0], 1; call.uni second, (p0); }\nret;\n}\n"
+                       ".visible .entry k()\n{\n"
+                       "{ .param .b32 p0; st.param.b32 [p0], 2; call.uni first, (p0); }\nret;\n}\n"
+                       ".func second(.param .b32 a)\n{\nret;\n}\n";
+    module a = parse_ptx(text, "fwd.ptx");
+    REQUIRE(a.functions.size() == 3);
+    CHECK(a.functions[0].name == "first");
+    CHECK(a.functions[1].name == "second");
+    CHECK(a.functions[2].name == "k");
+    const std::string printed = print_ptx(a);
+    // The kernel is defined in place; .funcs are declared before it and defined after it.
+    const auto decl_second = printed.find(".func second");
+    const auto kernel_at = printed.find(".visible .entry k");
+    const auto def_first = printed.find(".func first", kernel_at);
+    REQUIRE(decl_second != std::string::npos);
+    REQUIRE(kernel_at != std::string::npos);
+    CHECK(decl_second < kernel_at);
+    CHECK(def_first != std::string::npos);
+    module b = parse_ptx(printed, "printed.ptx");
+    clear_positions(a);
+    clear_positions(b);
+    CHECK(a == b);
 }
 
 TEST_CASE("ptx parser: modifiers may come in any order nvcc or a person writes them") {

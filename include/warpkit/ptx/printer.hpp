@@ -482,27 +482,22 @@ inline void print_header(std::string& out, const function& f) {
         detail::print_variable(out, v);
         out += '\n';
     }
-    // A body calling a function that comes later needs every function declared up front
-    // (in index order, so the indices stay as they are).
+    // A body calling a function that comes later needs that function declared first. Then
+    // every .func is declared in index order (so indices stay as they are) and defined after
+    // the kernels; a kernel can only call functions with lower indices (it is its own first
+    // appearance), so it is printed at its place.
     bool forward = false;
     for (std::size_t fi = 0; fi < m.functions.size(); ++fi)
         for (const auto& in : m.functions[fi].code)
             if (in.opcode == op::call && in.num_operands > 0 && in.operands[0].index > fi)
                 forward = true;
-    if (forward) {
-        for (const auto& f : m.functions) {
-            out += '\n';
-            detail::print_header(out, f);
-            out += ";\n";
-        }
-    }
-    for (const auto& f : m.functions) {
+    auto define = [&](const function& f) {
         out += '\n';
         if (f.entry) out += ".visible ";
         detail::print_header(out, f);
         if (f.blocks.empty()) {
             out += ";\n";
-            continue;
+            return;
         }
         out += "{\n";
         detail::body_printer p{m, f, out, 0, {}, {}};
@@ -511,7 +506,19 @@ inline void print_header(std::string& out, const function& f) {
         for (std::uint32_t b = 1; b < f.blocks.size(); ++b)
             if (f.blocks[b].parent < f.blocks.size()) p.children[f.blocks[b].parent].push_back(b);
         p.print(0, 0);
+    };
+    for (const auto& f : m.functions) {
+        if (forward && !f.entry) {
+            out += '\n';
+            detail::print_header(out, f);
+            out += ";\n";
+        } else {
+            define(f);
+        }
     }
+    if (forward)
+        for (const auto& f : m.functions)
+            if (!f.entry && !f.blocks.empty()) define(f);
     return out;
 }
 
