@@ -133,12 +133,16 @@ public:
 private:
     using page_type = std::array<std::uint32_t, page_bytes / 4>;
     static void check_(std::uint64_t addr, unsigned size) {
+        if ((size == 1 || size == 2 || size == 4 || size == 8) && addr % size == 0) [[likely]]
+            return;
+        fail_(addr, size);
+    }
+    [[noreturn]] static void fail_(std::uint64_t addr, unsigned size) {
         if (size != 1 && size != 2 && size != 4 && size != 8)
             throw sim_error("global memory: access of " + std::to_string(size) +
                             " bytes (1, 2, 4 or 8 allowed)");
-        if (addr % size != 0)
-            throw sim_error("global memory: address " + std::to_string(addr) + " is not " +
-                            std::to_string(size) + "-byte aligned");
+        throw sim_error("global memory: address " + std::to_string(addr) + " is not " +
+                        std::to_string(size) + "-byte aligned");
     }
     [[nodiscard]] static std::size_t word_(std::uint64_t addr) noexcept {
         return static_cast<std::size_t>((addr % page_bytes) / 4);

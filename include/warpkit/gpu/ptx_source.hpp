@@ -436,15 +436,176 @@ private:
         }
     }
 
+    // A source operand resolved once per instruction: a register row (lane-indexed), or an
+    // immediate; special registers are evaluated per lane into a scratch row.
+    struct operand_row {
+        const std::uint64_t* row = nullptr;
+        std::uint64_t imm = 0;
+        std::uint64_t flip = 0;
+        [[nodiscard]] std::uint64_t at(std::size_t l) const noexcept {
+            return row != nullptr ? row[l] ^ flip : imm;
+        }
+    };
+    void resolve_(std::uint32_t slot, const ptx::prepared_inst& p, mask exec) {
+        for (std::size_t i = 0; i < p.num_src; ++i) {
+            const auto& v = p.src[i];
+            auto& o = ops_[i];
+            o = operand_row{};
+            switch (v.k) {
+            case ptx::value_ref::kind::reg:
+                o.row = reg_(slot, v.reg);
+                o.flip = v.negate ? 1 : 0;
+                break;
+            case ptx::value_ref::kind::sreg:
+                for (const std::size_t l : exec)
+                    scratch_[i][l] = special_(v, l);
+                o.row = scratch_[i].data();
+                break;
+            default:
+                o.imm = v.bits;
+                break;
+            }
+        }
+    }
+
+    // Writes f(lane) for every lane of exec to the instruction's first destination; f returns
+    // a value of type rt.
+    template <class F>
+    void each_(std::uint32_t slot, const ptx::prepared_inst& p, mask exec, ptx::type rt, F&& f) {
+        const std::uint32_t r = p.dst[0];
+        if (r == ptx::no_index) return;
+        std::uint64_t* d = reg_(slot, r);
+        const std::uint64_t m = ptx::low_mask(reg_bits_[r]);
+        if (ptx::is_signed(rt)) {
+            for (const std::size_t l : exec)
+                d[l] = ptx::extend(rt, f(l)) & m;
+        } else {
+            const std::uint64_t t = ptx::low_mask(ptx::bits(rt));
+            for (const std::size_t l : exec)
+                d[l] = f(l) & t & m;
+        }
+    }
+
+    // The common instructions without modifiers, in tight per-lane loops; false: use the
+    // general path.
+    bool fast_alu_(std::uint32_t slot, const ptx::prepared_inst& p, mask exec, ptx::type rt) {
+        using ptx::op;
+        const ptx::instruction& in = p.in;
+        if (p.num_dst != 1 || p.reads_carry || p.writes_carry || in.sat || in.ftz) return false;
+        const operand_row& a = ops_[0];
+        const operand_row& b = ops_[1];
+        const operand_row& c = ops_[2];
+        const ptx::type t = in.t;
+        const bool fl = ptx::is_float(t);
+        const bool nearest = in.rnd == ptx::rounding::none || in.rnd == ptx::rounding::rn;
+        switch (in.opcode) {
+        case op::mov:
+            each_(slot, p, exec, rt, [&](std::size_t l) { return a.at(l); });
+            return true;
+        case op::add:
+            if (fl) {
+                if (t != ptx::type::f32 || !nearest) return false;
+                each_(slot, p, exec, rt, [&](std::size_t l) {
+                    return f32_(ptx::to_f32(a.at(l)) + ptx::to_f32(b.at(l)));
+                });
+            } else {
+                each_(slot, p, exec, rt, [&](std::size_t l) { return a.at(l) + b.at(l); });
+            }
+            return true;
+        case op::sub:
+            if (fl) return false;
+            each_(slot, p, exec, rt, [&](std::size_t l) { return a.at(l) - b.at(l); });
+            return true;
+        case op::mul:
+        case op::mad: {
+            const bool mad = in.opcode == op::mad;
+            if (fl) {
+                if (t != ptx::type::f32 || !nearest || mad) return false;
+                each_(slot, p, exec, rt, [&](std::size_t l) {
+                    return f32_(ptx::to_f32(a.at(l)) * ptx::to_f32(b.at(l)));
+                });
+                return true;
+            }
+            if (in.mode == ptx::mul_mode::hi) return false;
+            if (in.mode == ptx::mul_mode::wide) {
+                if (ptx::is_signed(t))
+                    each_(slot, p, exec, rt, [&](std::size_t l) {
+                        return static_cast<std::uint64_t>(ptx::as_signed(t, a.at(l)) *
+                                                          ptx::as_signed(t, b.at(l))) +
+                               (mad ? c.at(l) : 0);
+                    });
+                else
+                    each_(slot, p, exec, rt, [&](std::size_t l) {
+                        return ptx::truncate(t, a.at(l)) * ptx::truncate(t, b.at(l)) +
+                               (mad ? c.at(l) : 0);
+                    });
+                return true;
+            }
+            each_(slot, p, exec, rt,
+                  [&](std::size_t l) { return a.at(l) * b.at(l) + (mad ? c.at(l) : 0); });
+            return true;
+        }
+        case op::fma:
+            if (t != ptx::type::f32 || !nearest) return false;
+            each_(slot, p, exec, rt, [&](std::size_t l) {
+                return f32_(
+                    std::fma(ptx::to_f32(a.at(l)), ptx::to_f32(b.at(l)), ptx::to_f32(c.at(l))));
+            });
+            return true;
+        case op::and_:
+            each_(slot, p, exec, rt, [&](std::size_t l) { return a.at(l) & b.at(l); });
+            return true;
+        case op::or_:
+            each_(slot, p, exec, rt, [&](std::size_t l) { return a.at(l) | b.at(l); });
+            return true;
+        case op::xor_:
+            each_(slot, p, exec, rt, [&](std::size_t l) { return a.at(l) ^ b.at(l); });
+            return true;
+        case op::not_:
+            each_(slot, p, exec, rt, [&](std::size_t l) { return ~a.at(l); });
+            return true;
+        case op::shl:
+            each_(slot, p, exec, rt, [&](std::size_t l) { return ptx::shl(t, a.at(l), b.at(l)); });
+            return true;
+        case op::shr:
+            each_(slot, p, exec, rt, [&](std::size_t l) { return ptx::shr(t, a.at(l), b.at(l)); });
+            return true;
+        case op::selp:
+            each_(slot, p, exec, rt,
+                  [&](std::size_t l) { return (c.at(l) & 1U) != 0 ? a.at(l) : b.at(l); });
+            return true;
+        case op::setp: {
+            if (in.combine != ptx::bool_op::none) return false;
+            const ptx::cmp cm = in.compare;
+            each_(slot, p, exec, rt, [&](std::size_t l) -> std::uint64_t {
+                return ptx::compare(cm, t, false, a.at(l), b.at(l)) ? 1 : 0;
+            });
+            return true;
+        }
+        case op::cvt:
+            if (fl || ptx::is_float(in.t2) || in.t2 == ptx::type::pred || t == ptx::type::pred)
+                return false;
+            each_(slot, p, exec, rt, [&](std::size_t l) { return ptx::extend(in.t2, a.at(l)); });
+            return true;
+        default:
+            return false;
+        }
+    }
+    [[nodiscard]] static std::uint64_t f32_(float f) noexcept {
+        return f != f ? ptx::f32_canonical_nan : ptx::bits_of(f);
+    }
+
     void alu_(std::uint32_t slot, const ptx::prepared_inst& p, mask exec) {
         const ptx::instruction& in = p.in;
         const ptx::type rt = result_type_(in);
+        resolve_(slot, p, exec);
+        if (fast_alu_(slot, p, exec, rt)) return;
         const std::uint32_t cc = k_->carry_register();
         std::array<std::uint64_t, 6> src{};
         const std::span<const std::uint64_t> args(src.data(), p.num_src);
         for (const std::size_t l : exec) {
             for (std::size_t i = 0; i < p.num_src; ++i)
-                src[i] = read_(slot, p.src[i], l);
+                src[i] = ops_[i].at(l);
             const bool carry = p.reads_carry && (reg_(slot, cc)[l] & 1U) != 0;
             const ptx::lane_result r = ptx::evaluate(in, args, carry);
             put_(slot, p.dst[0], l, r.value, rt);
@@ -593,6 +754,7 @@ private:
             fault_(cur_pc_, "memory access of unsupported size " + std::to_string(size));
         const bool generic = p.addr.sp == ptx::space::generic;
         if (generic) ++st_.generic_accesses;
+        const std::uint64_t align_mask = std::uint64_t{size} * vec - 1; // sizes are powers of 2
         bool first = true;
         ptx::space seen = ptx::space::global;
         bool mixed = false;
@@ -607,7 +769,7 @@ private:
             } else if (loc.sp != seen) {
                 mixed = true;
             }
-            if (loc.addr % (std::uint64_t{size} * vec) != 0)
+            if ((loc.addr & align_mask) != 0)
                 fault_(cur_pc_, std::string(space_name_(loc.sp)) + " address " + hex_(loc.addr) +
                                     " (lane " + std::to_string(l) + ") is not aligned to the " +
                                     std::to_string(size * vec) + "-byte access");
@@ -800,6 +962,8 @@ private:
     std::vector<unsigned> reg_bits_;
     ptx_source_stats st_;
     exec_site site_{};
+    std::array<operand_row, 6> ops_{};
+    std::array<std::array<std::uint64_t, WarpSize>, 6> scratch_{};
     std::uint32_t cur_slot_ = 0;
     std::size_t cur_pc_ = 0;
 };
