@@ -627,6 +627,26 @@ TEST_CASE("ptx parser: agrees with ptxas on generated instructions") {
                << " documented differences), " << bad << " rejected by ptxas");
 }
 
+TEST_CASE("ptx parser: register types follow the PTX operand rules") {
+    // .b registers fit any type of their width; ld/st/cvt take wider registers.
+    CHECK_NOTHROW((void)one("add.f32 %f1, %r1, %r2;"));
+    CHECK_NOTHROW((void)one("mov.b32 %f1, %r1;"));
+    CHECK_NOTHROW((void)one("shfl.sync.bfly.b32 %f1, %f2, 1, 31, -1;"));
+    CHECK_NOTHROW((void)one("ld.global.u8 %r1, [%rd1];"));
+    CHECK_NOTHROW((void)one("ld.global.f32 %rd1, [%rd2];"));
+    CHECK_NOTHROW((void)one("st.global.u16 [%rd2], %rd1;"));
+    CHECK_NOTHROW((void)one("cvt.u32.u8 %r1, %r2;"));
+    CHECK_NOTHROW((void)one("cvt.rn.f32.s32 %f1, %rd1;"));
+    CHECK_NOTHROW((void)one("ld.global.v2.u8 {%r1, %r2}, [%rd1];"));
+    CHECK_NOTHROW((void)one("mad.wide.u32 %rd1, %r1, %r2, %rd3;"));
+    CHECK_NOTHROW((void)one("ld.shared.u32 %r1, [%r2];"));
+    CHECK_THROWS_AS((void)one("cvt.u32.u64 %r1, %r2;"), parse_error);
+    CHECK_THROWS_AS((void)one("mad.wide.u32 %rd1, %r1, %r2, %r3;"), parse_error);
+    CHECK_THROWS_AS((void)one("st.global.v2.u32 [%rd1], {%r1, %rd2};"), parse_error);
+    CHECK_THROWS_AS((void)one("setp.eq.s32 %p1, %rd1, 0;"), parse_error);
+    CHECK_THROWS_AS((void)one("atom.global.add.u32 %rd1, [%rd2], %r1;"), parse_error);
+}
+
 TEST_CASE("ptx parser: cache-policy qualifiers are accepted and dropped") {
     const instruction a =
         one("ld.global.nc.L1::no_allocate.L2::128B.v4.f32 {%f0, %f1, %f2, %f3}, [%rd1];");
@@ -966,6 +986,19 @@ TEST_CASE("ptx parser: errors name the instruction and the exact position") {
         {"add.s32 %r1, [%rd1], %r3;", 8, 14,
          "operand 2 of 'add.s32' must be a register or immediate, found '['"},
         {"add.s32 %r1, %p1, %r3;", 8, 14, "operand 2 of 'add.s32': '%p1' is a .pred register"},
+        {"add.s64 %rd1, %r1, %rd2;", 8, 15,
+         "operand 2 of 'add.s64': '%r1' is .b32, the operand is .s64"},
+        {"mul.wide.s32 %r1, %r2, %r3;", 8, 14,
+         "operand 1 of 'mul.wide.s32': '%r1' is .b32, the operand is .s64"},
+        {"add.s32 %r1, %f1, %r2;", 8, 14,
+         "operand 2 of 'add.s32': '%f1' is .f32, the operand is .s32"},
+        {"shl.b64 %rd1, %rd2, %rd3;", 8, 21,
+         "operand 3 of 'shl.b64': '%rd3' is .b64, the operand is .u32"},
+        {"ld.global.u32 %rs1, [%rd1];", 8, 15,
+         "operand 1 of 'ld.global.u32': '%rs1' is .b16, the operand is .u32"},
+        {"ld.global.u32 %r1, [%f1];", 8, 21, "address register '%f1' is a .f32 register"},
+        {"mov.b64 %rd1, {%rs1, %rs2};", 8, 15,
+         "operand 2 of 'mov.b64': element '%rs1' is .b16, which does not fit"},
         {"add.u32 %r1, %tid.x, 1;", 8, 14,
          "special register '%tid' can only be read by mov, not by 'add.u32'"},
         {"mov.u32 %r1, %tid;", 8, 14, "'%tid' needs a component (.x, .y or .z)"},

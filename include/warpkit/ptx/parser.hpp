@@ -1916,6 +1916,7 @@ private:
                 sig = "da"; // the source may be a vector; checked below
         }
         const bool pred_data = in.t == type::pred && in.opcode != op::vote;
+        std::array<token, 6> at_tok{};
         std::size_t slot = 0;
         bool optional = false;
         std::size_t written = 0;
@@ -1949,6 +1950,7 @@ private:
             }
             if (in.opcode == op::mov && slot == 1 && c == 'a' && peek().is('{')) c = 'W';
             const token at = peek();
+            at_tok[in.num_operands] = at;
             operand& o = in.operands[in.num_operands];
             switch (c) {
             case 'd':
@@ -1992,6 +1994,7 @@ private:
             if (si + 1 < sig.size() && sig[si + 1] == '|' && peek().is('|')) {
                 next();
                 const token q = peek();
+                at_tok[in.num_operands] = q;
                 parse_dest(in.operands[in.num_operands], q, full, slot, true);
                 ++in.num_operands;
             }
@@ -2004,6 +2007,7 @@ private:
         }
         next();
         check_operands(in, mn, full);
+        check_register_types(in, full, at_tok);
     }
 
     // Rules between operands and modifiers.
@@ -2016,6 +2020,127 @@ private:
             if ((d.k == operand::kind::vector || s.k == operand::kind::vector) &&
                 (tb(in.t) & (t_b | t_u | t_s | t_f)) == 0)
                 fail(mn, squote(full) + ": packing needs a 16-, 32- or 64-bit type");
+        }
+    }
+
+    // PTX operand type rules (as ptxas applies them): the register has the operand's width
+    // (ld / st / cvt: at least its width); a .b register fits any type of its width, integer
+    // operands take .u/.s registers, float operands a register of their own type.
+    static bool is_bits(type t) noexcept {
+        return t == type::b8 || t == type::b16 || t == type::b32 || t == type::b64;
+    }
+    static bool register_fits(type r, type want, bool wider) noexcept {
+        if (bits(r) != bits(want) && !(wider && bits(r) > bits(want))) return false;
+        if (is_bits(r) || is_bits(want)) return true;
+        if (is_float(want)) return r == want;
+        return !is_float(r);
+    }
+    static type widened(type t) noexcept {
+        switch (t) {
+        case type::u16:
+            return type::u32;
+        case type::s16:
+            return type::s32;
+        case type::u32:
+            return type::u64;
+        case type::s32:
+            return type::s64;
+        default:
+            return t;
+        }
+    }
+    // The type operand `i` must fit (type::none: no register rule), and whether it may be wider.
+    static std::pair<type, bool> operand_type(const instruction& in, std::size_t i) noexcept {
+        const type t = in.t;
+        const bool wide = in.mode == mul_mode::wide;
+        switch (in.opcode) {
+        case op::mul:
+            return {i == 0 && wide ? widened(t) : t, false};
+        case op::mad:
+            return {(i == 0 || i == 3) && wide ? widened(t) : t, false};
+        case op::shl:
+        case op::shr:
+            return {i == 2 ? type::u32 : t, false};
+        case op::bfe:
+            return {i >= 2 ? type::u32 : t, false};
+        case op::bfi:
+            return {i >= 3 ? type::u32 : t, false};
+        case op::popc:
+        case op::clz:
+        case op::bfind:
+            return {i == 0 ? type::u32 : t, false};
+        case op::cvt:
+            return {i == 0 ? t : in.t2, true};
+        case op::set:
+            return {i == 0 ? t : (i <= 2 ? in.t2 : type::none), false};
+        case op::setp: {
+            const std::size_t dsts =
+                in.num_operands == (in.combine != bool_op::none ? 5 : 4) ? 2 : 1;
+            return {i >= dsts && i < dsts + 2 ? t : type::none, false};
+        }
+        case op::slct:
+            return {i == 3 ? in.t2 : t, false};
+        case op::selp:
+            return {i < 3 ? t : type::none, false};
+        case op::testp:
+            return {i == 1 ? t : type::none, false};
+        case op::ld:
+        case op::ldu:
+            return {i == 0 ? t : type::none, true};
+        case op::st:
+            return {i == 1 ? t : type::none, true};
+        case op::atom:
+            return {i == 1 ? type::none : t, false};
+        case op::red:
+            return {i == 1 ? t : type::none, false};
+        case op::shfl:
+            return {in.num_operands == 6 && i == 1 ? type::none : type::b32, false};
+        case op::vote:
+            return {in.vote == vote_mode::ballot && i == 0 ? type::b32
+                                                           : (i == 2 ? type::b32 : type::none),
+                    false};
+        case op::bar:
+            return {type::u32, false};
+        case op::and_:
+        case op::or_:
+        case op::xor_:
+        case op::not_:
+        case op::mov:
+            return {t == type::pred ? type::none : t, false};
+        default:
+            return {t, false};
+        }
+    }
+
+    void check_register_types(const instruction& in, std::string_view full,
+                              const std::array<token, 6>& at) const {
+        for (std::size_t i = 0; i < in.num_operands; ++i) {
+            const operand& o = in.operands[i];
+            const auto [want, wider] = operand_type(in, i);
+            if (o.k == operand::kind::reg) {
+                if (want == type::none || want == type::pred) continue;
+                const type r = fn_->registers[o.reg].t;
+                if (!register_fits(r, want, wider))
+                    fail(at[i], ordinal(i) + " of " + squote(full) + ": " +
+                                    squote(fn_->registers[o.reg].name) + " is ." +
+                                    std::string(name(r)) + ", the operand is ." +
+                                    std::string(name(want)));
+            } else if (o.k == operand::kind::vector) {
+                // mov packs parts of 1/count the width; ld/st vectors hold elements of the type.
+                const bool pack = in.opcode == op::mov;
+                const std::uint32_t part = pack ? bits(in.t) / (o.count ? o.count : 1U) : 0U;
+                type first = type::none;
+                for (std::uint8_t e = 0; e < o.count; ++e) {
+                    if (o.elements[e] == no_index) continue;
+                    const type r = fn_->registers[o.elements[e]].t;
+                    const bool ok = pack ? bits(r) == part : register_fits(r, want, wider);
+                    if (!ok || (first != type::none && bits(r) != bits(first)))
+                        fail(at[i], ordinal(i) + " of " + squote(full) + ": element " +
+                                        squote(fn_->registers[o.elements[e]].name) + " is ." +
+                                        std::string(name(r)) + ", which does not fit");
+                    if (first == type::none) first = r;
+                }
+            }
         }
     }
 
@@ -2221,8 +2346,9 @@ private:
             next();
             const std::uint32_t r = lookup_register(b);
             if (r != no_index) {
-                if (fn_->registers[r].t == type::pred)
-                    fail(b, "address register " + squote(b.text) + " is a .pred register");
+                if (fn_->registers[r].t == type::pred || is_float(fn_->registers[r].t))
+                    fail(b, "address register " + squote(b.text) + " is a ." +
+                                std::string(name(fn_->registers[r].t)) + " register");
                 o.reg = r;
             } else {
                 const symbol_ref s = find_symbol(b.text);

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Makes ptxas_verdicts.txt: random PTX instructions (mnemonic, modifiers and types drawn per
-opcode, operands of matching register classes) labelled by what ptxas says about each.
+opcode, operands of matching register classes, a quarter of them with some registers of a
+random other class) labelled by what ptxas says about each.
 
     tests/ptx/data/ptxas_verdicts.py [/usr/local/cuda/bin/ptxas]
 
@@ -142,7 +143,13 @@ def generate(seed, per_op):
                 ts.append(random.choice(PLAUS2.get(op, TYPES) if random.random() < 0.8 else TYPES))
             t = ts[0] if ts else "b32"
             t2 = ts[1] if len(ts) > 1 else t
-            out.append(".".join([op] + mods + ts) + " " + ", ".join(operands(op, mods, t, t2)) + ";")
+            ops = operands(op, mods, t, t2)
+            # Sometimes a register of another class, to exercise the operand type rules.
+            if random.random() < 0.25:
+                ops = [re.sub(r"%(p|rs|r|rd|f|fd)(\d)", lambda m: "%" + random.choice(
+                    ["p", "rs", "r", "rd", "f", "fd"]) + m.group(2), o)
+                       if random.random() < 0.3 else o for o in ops]
+            out.append(".".join([op] + mods + ts) + " " + ", ".join(ops) + ";")
     return sorted(set(out))
 
 def ptxas_errors(lines):
@@ -181,12 +188,12 @@ def verdicts(lines, batch=40):
                 res[l] = b is None or 0 in b
     return res
 
-lines = generate(2024, 900)
+lines = generate(2024, 1100)
 res = verdicts(lines)
 ok = [l for l in lines if not res[l]]
 bad = [l for l in lines if res[l]]
 random.seed(7)
-bad = sorted(random.sample(bad, min(len(bad), 1500)))
+bad = sorted(random.sample(bad, min(len(bad), 2000)))
 here = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(here, "ptxas_verdicts.txt"), "w") as f:
     f.write("# Made by ptxas_verdicts.py with ptxas -arch=sm_75 (CUDA 13.0): ok = accepted, bad =\n")
