@@ -36,9 +36,11 @@ std::string source_path(const std::string& rel) {
 // One example kernel with its launch file: buffers placed in device memory, parameters packed.
 class example {
 public:
-    explicit example(const std::string& name, std::uint32_t regs_per_thread = 0)
+    /// `small`: the launch shrunk for the timed runs (SGEMM 32 x 32, reduce 16 blocks).
+    explicit example(const std::string& name, std::uint32_t regs_per_thread = 0, bool small = false)
         : spec_(host::read_launch(source_path("examples/cuda/" + name + ".launch.json"))),
           m_(ptx::read_ptx(source_path("examples/cuda/" + name + ".ptx"))) {
+        if (small) shrink_(name);
         ptx::kernel_options o;
         o.regs_per_thread = regs_per_thread;
         k_ = std::make_unique<ptx::kernel>(m_, name, o);
@@ -91,6 +93,26 @@ public:
     [[nodiscard]] const host::launch_spec& spec() const { return spec_; }
 
 private:
+    void set_scalar_(std::size_t i, std::int32_t v) {
+        auto& p = spec_.params.at(i);
+        REQUIRE(p.value.size() == 4);
+        std::memcpy(p.value.data(), &v, 4);
+    }
+    void shrink_(const std::string& name) {
+        if (name == "sgemm_naive" || name == "sgemm_tiled") {
+            const std::int32_t n = 32;
+            for (auto& b : spec_.buffers)
+                b.count = std::uint64_t{n} * n;
+            spec_.grid = {2, 2, 1};
+            set_scalar_(3, n);
+        } else if (name == "reduce") {
+            spec_.buffers.at(0).count = 16 * 256;
+            spec_.buffers.at(1).count = 16;
+            spec_.grid = {16, 1, 1};
+            set_scalar_(2, 16 * 256);
+        }
+    }
+
     host::launch_spec spec_;
     ptx::module m_;
     std::unique_ptr<ptx::kernel> k_;
@@ -184,7 +206,7 @@ TEST_CASE_TEMPLATE("ptx examples: every kernel on a preset matches its reference
                    P, gpu::fermi_gtx480, gpu::tesla_seed004, gpu::amoeba_48) {
     for (const auto& name : kernels) {
         CAPTURE(name);
-        const example e(name, fitting_registers<P>(name));
+        const example e(name, fitting_registers<P>(name), true);
         gpu::global_memory reference = e.initial();
         const auto fst = ptx::run_functional(e.launch(), reference);
         gpu::global_memory mem = e.initial();
@@ -222,14 +244,13 @@ TEST_CASE("ptx examples: a whole breadth-first search, one launch per level") {
     std::memcpy(raw.data(), levels.data(), raw.size());
     mem.write_bytes(e.address("levels"), raw);
     int launches = 0;
-    gpu::gpu<gpu::fermi_gtx480> g(gpu::fermi_gtx480::params());
     for (int level = 0; launches < 100; ++level) {
         mem.store_value(e.address("changed"), 4, 0);
         ptx::param_pack pack(e.kernel());
         pack.add(e.address("row_offsets")).add(e.address("columns")).add(e.address("levels"));
         pack.add(nv).add(level).add(e.address("changed"));
         const ptx::launch l(e.kernel(), e.spec().grid, e.spec().block, pack.bytes());
-        (void)g.run(l, mem);
+        (void)ptx::run_functional(l, mem);
         ++launches;
         if (mem.load_value(e.address("changed"), 4) == 0) break;
     }
