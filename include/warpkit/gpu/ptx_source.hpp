@@ -16,7 +16,8 @@
 /// meet at exit reconverge at pc size(), past the code, which no path reaches). Barriers:
 /// `bar.sync a{, b}` waits for b threads (rounded up to warps; default: every live warp of
 /// the block); one barrier id is in use at a time per block (another id while one is open is
-/// a sim_error). `bar.arrive` counts the warp without waiting.
+/// a sim_error). `bar.arrive` counts the warp without waiting; `bar.warp.sync` does nothing
+/// (the lanes of a warp execute in lockstep).
 ///
 /// Statistics count thread instructions the way GPGPU-Sim's gpu_sim_insn does: every
 /// executed instruction once per active lane whose guard predicate is true (a lane that does
@@ -159,7 +160,8 @@ public:
             return d;
         }
         case op::bar:
-            if (exec.any()) barrier_(w, p, exec);
+            // bar.warp.sync: a warp's lanes run in lockstep here, so there is nothing to wait for.
+            if (exec.any() && !in.warp) barrier_(w, p, exec);
             w.stack.advance(next);
             return d;
         case op::membar:

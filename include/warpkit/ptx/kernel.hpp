@@ -1129,7 +1129,7 @@ private:
             s.access_bytes = static_cast<std::uint8_t>(size_of(in.t) * (in.vec == 0 ? 1 : in.vec));
         }
         s.is_branch = in.opcode == op::bra;
-        s.is_barrier = in.opcode == op::bar && !in.arrive;
+        s.is_barrier = in.opcode == op::bar && !in.arrive && !in.warp;
         s.is_exit = in.opcode == op::exit || in.opcode == op::trap;
         return s;
     }
