@@ -282,3 +282,45 @@ TEST_CASE("ptx programs: -G builds of the examples give the -O3 results") {
         CHECK(dev.mem == d2.mem);
     }
 }
+
+TEST_CASE("ptx programs: constant and global data, dynamic shared memory, vectors, warp "
+          "intrinsics (-O3 and -G agree)") {
+    std::vector<gpu::global_memory> results;
+    for (const std::string file : {"misc.ptx", "misc_debug.ptx"}) {
+        CAPTURE(file);
+        const auto m = ptx::read_ptx(data_path(file));
+        const ptx::kernel k(m, "misc");
+        CHECK(k.uses_dynamic_shared());
+        CHECK(k.constant_bank().size() == 16);
+        CHECK(k.globals().size() == 2);
+        device dev;
+        ptx::load_globals(k, dev.mem);
+        const int n = 200;
+        std::vector<float> in(4 * n);
+        for (std::size_t i = 0; i < in.size(); ++i)
+            in[i] = static_cast<float>(i % 37) * 0.25f - 3.0f;
+        const std::uint64_t out = dev.alloc(16 * n), pin = dev.put(in),
+                            flags = dev.alloc(4 * n + 4);
+        const ptx::launch l(k, {2, 1, 1}, {128, 1, 1},
+                            ptx::param_pack(k).add(out).add(pin).add(flags).add(n).bytes(),
+                            128 * 16);
+        run_both(l, dev);
+        const auto o = dev.get<float>(out, 4 * n);
+        const auto f = dev.get<int>(flags, n + 1);
+        for (int i = 0; i < n; ++i) {
+            const float s = o[4 * static_cast<std::size_t>(i)];
+            CHECK(o[4 * static_cast<std::size_t>(i) + 2] == doctest::Approx(s / 3.0f));
+            CHECK(o[4 * static_cast<std::size_t>(i) + 3] == std::clamp(s, 0.0f, 1.0f));
+            CHECK(f[static_cast<std::size_t>(i)] >= 0);
+            CHECK(f[static_cast<std::size_t>(i)] <= 2);
+        }
+        CHECK(f[n] == 1);
+        results.push_back(dev.mem);
+    }
+    CHECK(results[0] == results[1]);
+}
+
+TEST_CASE("ptx programs: calls of functions outside the module are refused by name") {
+    const auto m = ptx::read_ptx(data_path("mathlib.ptx"));
+    CHECK_THROWS_WITH_AS(ptx::kernel(m, "mathlib"), doctest::Contains("`vprintf`"), parse_error);
+}

@@ -737,12 +737,12 @@ private:
     }
 
     [[nodiscard]] std::uint64_t timing_address_(std::uint32_t slot, const location& loc,
-                                                std::size_t l) const noexcept {
+                                                std::size_t l, std::uint64_t chunk) const noexcept {
         if (loc.sp != ptx::space::local) return loc.addr;
-        // Local memory interleaves threads word by word, as NVIDIA GPUs lay it out.
-        const std::uint64_t words = (local_bytes_ + 3) / 4;
-        return ptx::generic_local_base +
-               ((std::uint64_t{slot} * words + loc.addr / 4) * WarpSize + l) * 4 + loc.addr % 4;
+        // Local memory interleaves the threads of a warp access by access (words for 4-byte
+        // accesses), as NVIDIA GPUs lay it out: a warp reading one variable reads one block.
+        const std::uint64_t at = std::uint64_t{slot} * ((local_bytes_ + 15) / 16 * 16) + loc.addr;
+        return ptx::generic_local_base + ((at / chunk) * WarpSize + l) * chunk + at % chunk;
     }
 
     void memory_(std::uint32_t slot, warp& w, const ptx::prepared_inst& p, mask exec,
@@ -775,7 +775,7 @@ private:
                 fault_(cur_pc_, std::string(space_name_(loc.sp)) + " address " + hex_(loc.addr) +
                                     " (lane " + std::to_string(l) + ") is not aligned to the " +
                                     std::to_string(size * vec) + "-byte access");
-            d.addr[l] = timing_address_(slot, loc, l);
+            d.addr[l] = timing_address_(slot, loc, l, align_mask + 1);
             switch (in.opcode) {
             case op::ld:
             case op::ldu:
