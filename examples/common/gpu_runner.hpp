@@ -144,6 +144,35 @@ inline std::string report(const std::string& kernel, const preset_run& r) {
                                                static_cast<double>(t.shared_accesses),
                   static_cast<unsigned long long>(t.const_accesses));
     out += buf;
+    const auto& m = r.stats.memory;
+    if (!m.sms.empty()) {
+        warpkit::gpu::cache_controller_stats l1;
+        for (const auto& sm : m.sms)
+            warpkit::accumulate(l1, sm.l1d);
+        warpkit::gpu::cache_controller_stats l2;
+        for (const auto& sl : m.slices)
+            warpkit::accumulate(l2, sl.cache);
+        warpkit::mem::dram_stats dram;
+        for (const auto& c : m.channels)
+            warpkit::accumulate(dram, c);
+        const auto reads = [](const warpkit::mem::cache_stats& c) {
+            return c.read_hits + c.read_misses + c.read_hits_reserved;
+        };
+        std::snprintf(buf, sizeof buf,
+                      "  hierarchy: L1 read hits %.1f%% of %llu, L2 read hits %.1f%% of %llu, "
+                      "DRAM %llu reads %llu writes (row-buffer hits %.1f%%), network latency "
+                      "%.1f / %.1f cycles (requests / replies)\n",
+                      pct(l1.cache.read_hits, reads(l1.cache)),
+                      static_cast<unsigned long long>(reads(l1.cache)),
+                      pct(l2.cache.read_hits, reads(l2.cache)),
+                      static_cast<unsigned long long>(reads(l2.cache)),
+                      static_cast<unsigned long long>(dram.reads),
+                      static_cast<unsigned long long>(dram.writes),
+                      100 * warpkit::mem::row_buffer_hit_rate(dram),
+                      warpkit::gpu::mean_packet_latency(m.noc.request),
+                      warpkit::gpu::mean_packet_latency(m.noc.reply));
+        out += buf;
+    }
     return out;
 }
 

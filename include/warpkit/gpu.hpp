@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// Everything in warpkit/gpu: functional execution of the warpkit ISA, the SM timing model,
-/// whole GPUs and their presets.
+/// the memory hierarchy behind the SMs, whole GPUs and their presets.
 
 #include <warpkit/gpu/cta_dispatcher.hpp>
 #include <warpkit/gpu/functional.hpp>
@@ -11,6 +11,10 @@
 #include <warpkit/gpu/isa_executor.hpp>
 #include <warpkit/gpu/isa_kernel.hpp>
 #include <warpkit/gpu/isa_source.hpp>
+#include <warpkit/gpu/memory_message.hpp>
+#include <warpkit/gpu/memory_params.hpp>
+#include <warpkit/gpu/memory_stats.hpp>
+#include <warpkit/gpu/memory_system.hpp>
 #include <warpkit/gpu/preset_registry.hpp>
 #include <warpkit/gpu/presets.hpp>
 #include <warpkit/gpu/sm.hpp>

@@ -1,7 +1,8 @@
 #pragma once
 /// \file
-/// `gpu<Policies>`: a whole GPU from the parts: SMs (timing), the CTA dispatcher, device
-/// memory, a watchdog. Runs warpkit-ISA kernels to completion.
+/// `gpu<Policies>`: a whole GPU from the parts: SMs (timing), the CTA dispatcher, the memory
+/// hierarchy behind the SMs (or the fixed-latency ideal memory), device memory, a watchdog.
+/// Runs kernels to completion.
 
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/params.hpp>
@@ -11,12 +12,16 @@
 #include <warpkit/gpu/global_memory.hpp>
 #include <warpkit/gpu/isa_kernel.hpp>
 #include <warpkit/gpu/isa_source.hpp>
+#include <warpkit/gpu/memory_params.hpp>
+#include <warpkit/gpu/memory_stats.hpp>
+#include <warpkit/gpu/memory_system.hpp>
 #include <warpkit/gpu/sm.hpp>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -40,6 +45,8 @@ struct gpu_params {
     /// Cycles between two calls of a run's `sample` hook (progress reports, power traces).
     std::uint64_t sample_cycles = 1'000'000;
     sm_params sm{};
+    /// The memory behind the SMs: the hierarchy (default) or the ideal fixed latencies.
+    memory_params memory{};
     void validate() const {
         check_range("sms", sms, 1U, 4096U);
         check_range("core_mhz", core_mhz, 1U, 100000U);
@@ -54,7 +61,7 @@ struct gpu_params {
     }
     WARPKIT_FIELDS(gpu_params, name, sms, core_mhz, schedulers, cluster_size, registers,
                    shared_bytes, default_block_shared_bytes, watchdog_cycles, max_cycles,
-                   sample_cycles, sm)
+                   sample_cycles, sm, memory)
 };
 
 /// What one kernel run measured.
@@ -63,7 +70,8 @@ struct run_stats {
     sm_stats total{};             ///< all SMs added up
     std::vector<sm_stats> per_sm; ///< indexed by SM
     dispatch_stats dispatch{};
-    WARPKIT_FIELDS(run_stats, cycles, total, per_sm, dispatch)
+    memory_stats memory{}; ///< the hierarchy's counters (empty with the ideal memory)
+    WARPKIT_FIELDS(run_stats, cycles, total, per_sm, dispatch, memory)
 
     /// Warp instructions per core cycle over the whole GPU.
     [[nodiscard]] double ipc() const noexcept {
@@ -133,7 +141,13 @@ public:
         sms.reserve(p_.sms);
         for (std::uint32_t i = 0; i < p_.sms; ++i)
             sms.emplace_back(i, p_.sm, bank,
-                             source_k(k, mem, p_.sm.warp_slots, p_.sm.block_slots, block_shared));
+                             source_k(k, mem, p_.sm.warp_slots, p_.sm.block_slots, block_shared),
+                             p_.memory);
+        // SM i talks to the memory system as its SM i: every core cycle one reply in before
+        // the SM's tick, one request out after it, then one core cycle of the memory side.
+        std::optional<memory_system> msys;
+        if (p_.memory.model == memory_model::hierarchy)
+            msys.emplace(p_.memory, p_.sms, p_.core_mhz);
 
         run_stats rs;
         std::vector<cta_dispatcher::placement> placed;
@@ -144,14 +158,28 @@ public:
             if (disp.dispatch(placed) > 0)
                 for (const auto& pl : placed)
                     sms[pl.sm].start_block(pl.block, fp.warps);
+            if (msys)
+                for (std::uint32_t i = 0; i < p_.sms; ++i)
+                    if (sms[i].can_receive() && msys->has_reply(i))
+                        sms[i].receive(msys->take_reply(i));
             std::uint64_t issued = 0;
             for (auto& s : sms) {
                 s.tick([&](std::uint32_t) { disp.retire(s.id()); });
                 issued += s.warp_instructions();
             }
+            if (msys) {
+                for (std::uint32_t i = 0; i < p_.sms; ++i)
+                    if (sms[i].has_request() && msys->can_send(i)) {
+                        msys->send(sms[i].request());
+                        sms[i].pop_request();
+                    }
+                msys->cycle();
+            }
             rs.cycles = cycle + 1;
-            const bool done = disp.done() && std::all_of(sms.begin(), sms.end(),
-                                                         [](const sm_k& s) { return s.idle(); });
+            const bool done =
+                disp.done() &&
+                std::all_of(sms.begin(), sms.end(), [](const sm_k& s) { return s.idle(); }) &&
+                (!msys || msys->idle());
             if (done)
                 for (auto& s : sms)
                     s.finish();
@@ -184,6 +212,12 @@ public:
         }
         rs.total = sum_stats(rs.per_sm);
         rs.dispatch = disp.stats();
+        if (msys) {
+            rs.memory = msys->stats();
+            rs.memory.sms.reserve(sms.size());
+            for (const auto& s : sms)
+                rs.memory.sms.push_back(s.memory_stats());
+        }
         return rs;
     }
 

@@ -18,7 +18,9 @@ namespace warpkit::gpu {
 
 /// NVIDIA GTX480 (Fermi) as in papers 001 and 003: 15 SMs at 700 MHz, 48 warps and 8 blocks
 /// per SM, 32768 registers and 48 KB shared memory per SM, two GTO schedulers, SP0 / SP1 of
-/// 16 double-clocked lanes, 4 SFUs, 16 LD/ST units, 32 shared-memory banks, 128-byte lines.
+/// 16 double-clocked lanes, 4 SFUs, 16 LD/ST units, 32 shared-memory banks, 128-byte lines;
+/// the memory hierarchy of gtx480_memory(): 16 KB L1 with 64 MSHRs and 8 KB constant cache per
+/// SM, a crossbar, 6 partitions of 2 L2 slices of 64 KB and one GDDR5 channel at 924 MHz.
 struct fermi_gtx480 {
     static constexpr std::size_t warp_size = 32;
     using stack = simt::pdom_stack<32>;
@@ -43,6 +45,7 @@ struct fermi_gtx480 {
         p.sm.units.sfu_lanes = 4;
         p.sm.units.ldst_lanes = 16;
         p.sm.banks.banks = 32;
+        p.memory = gtx480_memory();
         return p;
     }
 };
@@ -51,7 +54,9 @@ struct fermi_gtx480 {
 /// 4 blocks and 16 warps each, warps of 32 executed in 4 rows of 8, one round-robin warp
 /// scheduler, the SSY warp stack, one shared-memory bank per SP, 300 MHz (Table 5.2). The
 /// register file is 8 partitions of 2^R_ADDR_WIDTH = 512 entries, shared memory
-/// 2^L_ADDR_WIDTH = 1024 words. Compute capability 1.3 coalescing for global accesses.
+/// 2^L_ADDR_WIDTH = 1024 words. Compute capability 1.3 coalescing for global accesses. The
+/// paper's design has no cache hierarchy and no DRAM (Section 4.1: data lives in block RAMs
+/// loaded by the global scheduler), so this preset keeps the ideal fixed-latency memory.
 struct tesla_seed004 {
     static constexpr std::size_t warp_size = 32;
     using stack = simt::ssy_stack<32>;
@@ -83,12 +88,14 @@ struct tesla_seed004 {
         // A row of 8 lanes meets the 8 banks at a time; conflicting lanes replay (4.3.2).
         p.sm.bank_group_lanes = 8;
         p.sm.shared_replay = true;
+        p.memory = ideal_memory();
         return p;
     }
 };
 
 /// The 48-SM machine of paper 002 (AMOEBA), Table 1: 48 SMs, SIMD width 8, 1024 threads
-/// (32 warps) and 8 CTAs per SM, 16384 registers, 48 KB shared memory, GTO scheduling.
+/// (32 warps) and 8 CTAs per SM, 16384 registers, 48 KB shared memory, GTO scheduling; the
+/// memory of amoeba_memory(): 8 memory controllers with 128 KB of L2 each on the 8 x 7 mesh.
 struct amoeba_48 {
     static constexpr std::size_t warp_size = 32;
     using stack = simt::pdom_stack<32>;
@@ -116,6 +123,7 @@ struct amoeba_48 {
              {&p.sm.units.timing.int_add, &p.sm.units.timing.int_mul, &p.sm.units.timing.fp_add,
               &p.sm.units.timing.fp_mul, &p.sm.units.timing.fp_mad, &p.sm.units.timing.ldst})
             t->initiation_interval = 4;
+        p.memory = amoeba_memory();
         return p;
     }
 };

@@ -3,10 +3,14 @@
 /// `sm<Policies, Source>`: the timing model of one streaming multiprocessor, assembled from
 /// the parts: per-warp instruction buffers fed by a fetch stage, a scoreboard, a bank of warp
 /// schedulers, the execution clusters with optional power gating, shared-memory banks, a
-/// coalescer, and a fixed-latency ("ideal") memory behind the LD/ST unit. Instructions come
-/// from an instruction source (functional execution at issue).
+/// coalescer and pending request table, and behind the LD/ST unit either a fixed-latency
+/// ("ideal") memory or, with the hierarchy memory model, an L1 data cache and a constant cache
+/// with their MSHRs whose misses, writes and atomics leave through a request port and whose
+/// replies come back through a reply port (the GPU connects both to its memory_system).
+/// Instructions come from an instruction source (functional execution at issue).
 
 #include <warpkit/core/error.hpp>
+#include <warpkit/core/fifo.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/reflect.hpp>
 #include <warpkit/exec/execution_units.hpp>
@@ -19,10 +23,15 @@
 #include <warpkit/gating/state.hpp>
 #include <warpkit/gating/stats.hpp>
 #include <warpkit/gpu/instruction_source.hpp>
+#include <warpkit/gpu/memory_message.hpp>
+#include <warpkit/gpu/memory_params.hpp>
+#include <warpkit/gpu/memory_stats.hpp>
 #include <warpkit/isa/dynamic_inst.hpp>
 #include <warpkit/issue/scheduler_bank.hpp>
 #include <warpkit/issue/scoreboard.hpp>
 #include <warpkit/issue/warp_view.hpp>
+#include <warpkit/mem/cache_controller.hpp>
+#include <warpkit/mem/pending_request_table.hpp>
 #include <warpkit/mem/shared_memory_banks.hpp>
 #include <warpkit/mem/transaction.hpp>
 
@@ -39,8 +48,8 @@ namespace warpkit::gpu {
 
 /// Parameters of one SM. Defaults: GTX480 (paper 003 Section 2.1 / 6: 48 warps, 8 blocks,
 /// two schedulers issuing one warp each per cycle); memory latencies are the microbenchmarked
-/// Tesla-class figures of Wong et al. (ISPASS 2010: shared 38, global about 440 cycles)
-/// until the memory-system parts replace the fixed latencies.
+/// Tesla-class figures of Wong et al. (ISPASS 2010: shared 38, global about 440 cycles).
+/// global_latency and const_latency apply to the ideal memory model only.
 struct sm_params {
     std::uint32_t warp_slots = 48;   ///< resident warps
     std::uint32_t block_slots = 8;   ///< resident blocks
@@ -224,11 +233,18 @@ public:
         issue::operands writes{};
     };
 
+    /// SM `id` running `source`'s warps; `memory` says what answers its LD/ST unit (the
+    /// ideal fixed-latency memory unless a hierarchy is given; the L1 side comes from
+    /// memory.l1).
     sm(std::uint32_t id, const sm_params& p, const typename scheduler_bank_type::params_type& sched,
-       Source source)
+       Source source, const memory_params& memory = ideal_memory())
         : id_(id), p_(checked(p)), source_(std::move(source)), sched_(sched), units_(p_.units),
           scoreboard_(issue::scoreboard_params{p_.warp_slots}), banks_(p_.banks),
-          warps_(p_.warp_slots), blocks_(p_.block_slots) {
+          warps_(p_.warp_slots), blocks_(p_.block_slots),
+          hier_(memory.model == memory_model::hierarchy),
+          l1_(hier_ ? checked_l1_(memory) : minimal_l1_()), prt_(l1_.prt), pend_(l1_.prt.entries),
+          l1d_(l1_.data), const_(l1_.constant), write_bytes_(l1_.data.miss_queue),
+          atomics_(l1_.atomic_queue), in_(l1_.reply_queue) {
         if (sched.schedulers > p_.issue_width)
             throw config_error("issue_width", std::to_string(p_.issue_width),
                                ">= the number of schedulers (" + std::to_string(sched.schedulers) +
@@ -283,7 +299,9 @@ public:
     void tick(OnBlockDone&& on_block_done) {
         ++s_.cycles;
         if (resident_blocks_ > 0) ++s_.active_cycles;
+        if (hier_) receive_();
         writeback_();
+        if (hier_) access_();
         power_();
         issue_();
         gate_();
@@ -295,7 +313,99 @@ public:
 
     /// True when no block is resident and nothing is in flight.
     [[nodiscard]] bool idle() const noexcept {
-        return resident_blocks_ == 0 && events_.empty() && units_.busy_mask() == 0;
+        return resident_blocks_ == 0 && events_.empty() && units_.busy_mask() == 0 &&
+               (!hier_ || memory_idle_());
+    }
+
+    // ---- memory ports (hierarchy model) -------------------------------------------------
+    // Every core cycle the GPU may hand the SM one reply (before tick) and take one request
+    // (after tick). Requests come from the L1 data cache's miss queue, the constant cache's
+    // and the atomics queue in turn.
+
+    /// True when the SM uses the memory hierarchy (its ports are live).
+    [[nodiscard]] bool uses_hierarchy() const noexcept { return hier_; }
+    /// True when a request waits to leave.
+    [[nodiscard]] bool has_request() const noexcept { return port_pick_() != no_port_; }
+    /// The request that leaves next (has_request() must hold).
+    [[nodiscard]] mem_message request() const {
+        const std::uint32_t k = port_pick_();
+        WARPKIT_EXPECTS(k != no_port_);
+        if (k == 2) {
+            mem_message m = atomics_.front();
+            m.sent = now_;
+            return m;
+        }
+        const auto& c = k == 0 ? l1d_ : const_;
+        const mem::mem_request& r = c.miss_queue().front();
+        mem_message m;
+        m.addr = r.addr;
+        m.sm = id_;
+        m.sectors = r.sectors;
+        m.sent = now_;
+        const std::uint32_t line = c.params().cache.line_bytes;
+        switch (r.kind) {
+        case mem::mem_request_kind::read:
+            m.kind = k == 0 ? mem_kind::read : mem_kind::const_read;
+            m.reply_bytes = line;
+            break;
+        case mem::mem_request_kind::write:
+            m.kind = mem_kind::write;
+            m.data_bytes = write_bytes_.front();
+            break;
+        case mem::mem_request_kind::writeback:
+            m.kind = mem_kind::write;
+            m.data_bytes = line;
+            break;
+        }
+        return m;
+    }
+    /// Removes the request request() returned (it was sent).
+    void pop_request() {
+        const std::uint32_t k = port_pick_();
+        WARPKIT_EXPECTS(k != no_port_);
+        if (k == 2) {
+            atomics_.pop();
+            ++ms_.atomics_sent;
+        } else {
+            auto& q = (k == 0 ? l1d_ : const_).miss_queue();
+            switch (q.front().kind) {
+            case mem::mem_request_kind::read:
+                ++(k == 0 ? ms_.reads_sent : ms_.const_reads_sent);
+                break;
+            case mem::mem_request_kind::write:
+                write_bytes_.pop();
+                [[fallthrough]];
+            case mem::mem_request_kind::writeback:
+                ++ms_.writes_sent;
+                ++writes_pending_;
+                break;
+            }
+            q.pop();
+        }
+        port_next_ = (k + 1) % 3;
+    }
+    /// True when the SM can take a reply this cycle.
+    [[nodiscard]] bool can_receive() const noexcept { return hier_ && in_.can_push(); }
+    /// A reply to one of the SM's requests (handled in the next tick, one per cycle).
+    void receive(const mem_message& reply) {
+        WARPKIT_EXPECTS(can_receive() && reply.reply && reply.sm == id_);
+        in_.push(reply);
+    }
+    /// Counters of the SM's memory side (zero with the ideal memory).
+    [[nodiscard]] sm_memory_stats memory_stats() const {
+        sm_memory_stats m = ms_;
+        if (hier_) {
+            m.l1d = l1d_.stats();
+            m.constant = const_.stats();
+            m.prt = prt_.stats();
+        }
+        return m;
+    }
+    /// The L1 data cache with its MSHRs (hierarchy model).
+    [[nodiscard]] const mem::cache_controller<std::uint32_t>& l1d() const noexcept { return l1d_; }
+    /// The constant cache with its MSHRs (hierarchy model).
+    [[nodiscard]] const mem::cache_controller<std::uint32_t>& constant_cache() const noexcept {
+        return const_;
     }
     [[nodiscard]] std::uint32_t id() const noexcept { return id_; }
     [[nodiscard]] const sm_params& params() const noexcept { return p_; }
@@ -357,16 +467,47 @@ private:
         std::uint32_t index = 0;
         std::uint32_t live_warps = 0;
     };
+    static constexpr std::uint32_t no_entry_ = ~std::uint32_t{0};
     struct event { // a memory result arriving at writeback
         std::uint64_t at;
         std::uint32_t slot;
         issue::operands writes;
+        std::uint32_t entry = no_entry_; // or: one data return of this PRT entry (L1 hit)
         friend bool operator>(const event& a, const event& b) noexcept { return a.at > b.at; }
     };
+    // What a pending-request-table entry is (hierarchy model).
+    enum class access_kind : std::uint8_t { load, constant, store, atomic };
+    struct pending {
+        issue::operands writes{};
+        access_kind kind = access_kind::load;
+    };
+    static constexpr std::uint32_t no_port_ = 3;
 
     static const sm_params& checked(const sm_params& p) {
         validate(p);
         return p;
+    }
+    // The SM's part of the memory params (the network and partitions are the GPU's).
+    static const l1_params& checked_l1_(const memory_params& m) {
+        try {
+            validate(m.l1);
+        } catch (const config_error& e) {
+            throw e.with_prefix("l1");
+        }
+        return m.l1;
+    }
+    // The smallest L1 side, for SMs on the ideal memory (the parts exist but stay unused).
+    static l1_params minimal_l1_() {
+        l1_params l;
+        l.data.cache.sets = 1;
+        l.data.cache.ways = 1;
+        l.data.mshr = mem::mshr_params{1, 1};
+        l.data.miss_queue = 2;
+        l.constant = l.data;
+        l.prt.entries = 1;
+        l.reply_queue = 1;
+        l.atomic_queue = 1;
+        return l;
     }
 
     [[nodiscard]] static issue::operands operands_of(const isa::static_inst& si) {
@@ -396,8 +537,184 @@ private:
             std::pop_heap(events_.begin(), events_.end(), std::greater<>{});
             const event e = events_.back();
             events_.pop_back();
-            if (e.writes.dsts != 0) scoreboard_.release(e.slot, e.writes);
+            if (e.entry != no_entry_)
+                prt_reply_(e.entry);
+            else if (e.writes.dsts != 0)
+                scoreboard_.release(e.slot, e.writes);
         }
+        // Fills release the requests merged in their MSHR, one per cache per cycle.
+        if (hier_) {
+            if (l1d_.has_ready()) prt_reply_(l1d_.pop_ready());
+            if (const_.has_ready()) prt_reply_(const_.pop_ready());
+        }
+    }
+
+    // ---- the hierarchy's LD/ST path --------------------------------------------------------
+
+    // A data return for PRT entry `id`: the last one completes the warp's access.
+    void prt_reply_(std::uint32_t id) {
+        const std::uint32_t slot = prt_.warp(id);
+        const issue::operands writes = pend_[id].writes;
+        if (prt_.reply(id) && writes.dsts != 0) scoreboard_.release(slot, writes);
+    }
+
+    // One reply from the reply port per cycle: fills, atomic data, write acknowledgements.
+    void receive_() {
+        if (in_.empty()) return;
+        const mem_message& m = in_.front();
+        switch (m.kind) {
+        case mem_kind::read:
+        case mem_kind::const_read: {
+            auto& c = m.kind == mem_kind::read ? l1d_ : const_;
+            const mem::mem_request r{m.addr, m.sectors, mem::mem_request_kind::read};
+            if (!c.can_fill(r)) return;
+            c.fill(r);
+            ms_.fill_latency_sum += now_ - m.sent;
+            break;
+        }
+        case mem_kind::atomic:
+            prt_reply_(m.tag);
+            break;
+        case mem_kind::write:
+            WARPKIT_EXPECTS(writes_pending_ > 0);
+            --writes_pending_;
+            break;
+        }
+        ++ms_.replies_received;
+        in_.pop();
+    }
+
+    // The access stage: one transaction of the current warp access per cycle meets its cache
+    // (loads: the L1 data cache, constants: the constant cache; stores write the L1, which
+    // forwards them; atomics bypass the L1). A transaction that cannot proceed (no way free,
+    // MSHRs full, miss queue full) retries the next cycle and holds the LD/ST unit.
+    void access_() {
+        if (cur_ == no_entry_ || now_ < cur_at_) return;
+        const std::uint32_t id = cur_;
+        const auto& t = prt_.requests(id)[prt_.sent(id)];
+        const bool last = prt_.sent(id) + 1 == prt_.requests(id).size();
+        switch (pend_[id].kind) {
+        case access_kind::load:
+        case access_kind::constant: {
+            const bool data = pend_[id].kind == access_kind::load;
+            const auto st = (data ? l1d_ : const_).read(t.addr, t.size, id);
+            if (stalled_(st)) {
+                ++ms_.access_stalls;
+                return;
+            }
+            static_cast<void>(prt_.send(id));
+            if (st == mem::access_status::hit) {
+                const std::uint64_t lat = data ? l1_.data_latency : l1_.constant_latency;
+                events_.push_back(event{now_ + lat, prt_.warp(id), issue::operands{}, id});
+                std::push_heap(events_.begin(), events_.end(), std::greater<>{});
+            }
+            break;
+        }
+        case access_kind::store: {
+            auto& q = l1d_.miss_queue();
+            const std::size_t before = q.size();
+            const auto st = l1d_.write(t.addr, t.size);
+            if (stalled_(st)) {
+                ++ms_.access_stalls;
+                return;
+            }
+            // Writes leave in miss-queue order: their data sizes queue alongside.
+            if (q.size() > before && q.back().kind == mem::mem_request_kind::write)
+                write_bytes_.push(t.bytes.count());
+            static_cast<void>(prt_.send(id));
+            static_cast<void>(prt_.reply(id)); // a store retires once the L1 took it
+            break;
+        }
+        case access_kind::atomic: {
+            if (!atomics_.can_push()) {
+                ++ms_.access_stalls;
+                return;
+            }
+            mem_message m;
+            m.addr = t.addr;
+            m.sm = id_;
+            m.tag = id;
+            m.data_bytes = t.bytes.count();
+            m.reply_bytes = t.bytes.count();
+            m.kind = mem_kind::atomic;
+            atomics_.push(m);
+            static_cast<void>(prt_.send(id));
+            break;
+        }
+        }
+        if (last) cur_ = no_entry_;
+    }
+
+    [[nodiscard]] static bool stalled_(mem::access_status st) noexcept {
+        return st == mem::access_status::stall_reservation ||
+               st == mem::access_status::stall_mshr || st == mem::access_status::stall_queue;
+    }
+
+    // The port the next request leaves from: the three sources in turn.
+    [[nodiscard]] std::uint32_t port_pick_() const noexcept {
+        if (!hier_) return no_port_;
+        for (std::uint32_t k = 0; k < 3; ++k) {
+            const std::uint32_t j = (port_next_ + k) % 3;
+            const bool any = j == 0   ? !l1d_.miss_queue().empty()
+                             : j == 1 ? !const_.miss_queue().empty()
+                                      : !atomics_.empty();
+            if (any) return j;
+        }
+        return no_port_;
+    }
+
+    [[nodiscard]] bool memory_idle_() const noexcept {
+        return cur_ == no_entry_ && prt_.occupancy() == 0 && writes_pending_ == 0 && in_.empty() &&
+               atomics_.empty() && l1d_.miss_queue().empty() && const_.miss_queue().empty() &&
+               l1d_.mshrs().occupancy() == 0 && const_.mshrs().occupancy() == 0;
+    }
+
+    // Issues a global, local, constant or atomic access to the hierarchy: its PRT entry
+    // holds the coalesced transactions, which the access stage takes from the next cycle on
+    // (after address generation).
+    void issue_hierarchy_(std::uint32_t s, const isa::dynamic_inst<warp_size>& d,
+                          const issue::operands& writes) {
+        const std::uint64_t agen = p_.units.timing.of(exec::op_class::ldst).latency;
+        pending pe;
+        pe.writes = writes;
+        std::uint64_t base = 0;
+        switch (d.si.space) {
+        case isa::mem_space::constant:
+        case isa::mem_space::param:
+            pe.kind = access_kind::constant;
+            base = constant_space_base;
+            ++s_.const_accesses;
+            break;
+        case isa::mem_space::local:
+            base = local_space_base;
+            [[fallthrough]];
+        default:
+            pe.kind = d.si.mop == isa::mem_op::store    ? access_kind::store
+                      : d.si.mop == isa::mem_op::atomic ? access_kind::atomic
+                                                        : access_kind::load;
+            ++s_.global_accesses;
+            break;
+        }
+        const mem::lane_addresses<warp_size>* addr = &d.addr;
+        if (base != 0) {
+            addr_tmp_ = d.addr;
+            d.active.for_each([&](std::size_t l) { addr_tmp_[l] += base; });
+            addr = &addr_tmp_;
+        }
+        const std::uint32_t bytes = d.si.access_bytes == 0 ? 4u : d.si.access_bytes;
+        ldst_free_at_ = now_ + 1;
+        const auto id = prt_.insert(s, *addr, bytes, d.active);
+        if (!id) { // no active lane: nothing to fetch
+            if (writes.dsts != 0) {
+                events_.push_back(event{now_ + agen, s, writes});
+                std::push_heap(events_.begin(), events_.end(), std::greater<>{});
+            }
+            return;
+        }
+        if (pe.kind != access_kind::constant) s_.global_transactions += prt_.requests(*id).size();
+        pend_[*id] = pe;
+        cur_ = *id;
+        cur_at_ = now_ + agen;
     }
 
     // Power gating of the INT and FP clusters (Warped Gates Sections 2.2, 4.1, 5, 5.1, 6).
@@ -540,13 +857,16 @@ private:
         case isa::unit_class::sfu:
             return units_.find_free(op_class_of(si)).has_value();
         case isa::unit_class::ldst:
-            return ldst_free_();
+            // The hierarchy needs a PRT entry for every access but a shared one.
+            return ldst_free_() && (!hier_ || si.space == isa::mem_space::shared ||
+                                    si.mop == isa::mem_op::none || !prt_.full());
         default:
             return true;
         }
     }
     [[nodiscard]] bool ldst_free_() const {
-        return now_ >= ldst_free_at_ && units_.find_free(exec::op_class::ldst).has_value();
+        return now_ >= ldst_free_at_ && (!hier_ || cur_ == no_entry_) &&
+               units_.find_free(exec::op_class::ldst).has_value();
     }
 
     // One more pass of a shared-memory access whose lanes lost a bank conflict: it occupies
@@ -724,6 +1044,10 @@ private:
         // The LD/ST cluster generates addresses (its op_class timing); the memory behind it
         // answers after a fixed latency, serialised per transaction or bank pass.
         (void)units_.issue(exec::op_class::ldst, payload{s, issue::operands{}}, d.active);
+        if (hier_ && d.si.space != isa::mem_space::shared && d.si.mop != isa::mem_op::none) {
+            issue_hierarchy_(s, d, writes);
+            return;
+        }
         const std::uint64_t agen = p_.units.timing.of(exec::op_class::ldst).latency;
         std::uint64_t occupancy = 1;
         std::uint64_t latency = p_.global_latency;
@@ -850,6 +1174,22 @@ private:
     std::uint64_t now_ = 0;
     std::uint64_t next_age_ = 0;
     sm_stats s_;
+    // The hierarchy's LD/ST side (minimal and unused with the ideal memory).
+    bool hier_;
+    l1_params l1_;
+    mem::pending_request_table<warp_size, coalescer_type> prt_;
+    std::vector<pending> pend_; // per PRT entry
+    mem::cache_controller<std::uint32_t> l1d_;
+    mem::cache_controller<std::uint32_t> const_;
+    fifo<std::uint32_t> write_bytes_; // data bytes of the writes in l1d_'s miss queue
+    fifo<mem_message> atomics_;       // atomics waiting for the request port
+    fifo<mem_message> in_;            // replies taken from the reply port
+    mem::lane_addresses<warp_size> addr_tmp_{};
+    std::uint32_t cur_ = no_entry_; // PRT entry in the access stage
+    std::uint64_t cur_at_ = 0;      // first cycle it may meet its cache
+    std::uint64_t writes_pending_ = 0;
+    std::uint32_t port_next_ = 0;
+    sm_memory_stats ms_{};
 };
 
 } // namespace warpkit::gpu

@@ -1,0 +1,242 @@
+#pragma once
+/// \file
+/// `memory_params`: the memory behind the SMs' LD/ST units. `model` picks the fixed-latency
+/// ("ideal") memory of sm_params (global_latency, const_latency) or the hierarchy: per SM an
+/// L1 data cache and a constant cache with MSHRs and a pending request table, a network on
+/// chip (ideal, crossbar or mesh) with request and reply classes, and memory partitions, each
+/// a DRAM channel with its L2 slice(s), on their own clocks. Defaults: the GTX480 (papers 001
+/// and 003; paper 002 Table 1 defers to GPGPU-Sim v3.2.2's GTX480 configuration for the
+/// parameters it does not list, which gives the L2 and DRAM pipeline latencies 120 and 100).
+
+#include <warpkit/core/params.hpp>
+#include <warpkit/core/reflect.hpp>
+#include <warpkit/mem/cache.hpp>
+#include <warpkit/mem/cache_controller.hpp>
+#include <warpkit/mem/dram_params.hpp>
+#include <warpkit/mem/pending_request_table.hpp>
+#include <warpkit/mem/transaction.hpp>
+#include <warpkit/noc/crossbar.hpp>
+#include <warpkit/noc/ideal_network.hpp>
+#include <warpkit/noc/mesh_params.hpp>
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace warpkit::gpu {
+
+/// Which memory answers the SMs' global, local and constant accesses.
+enum class memory_model : std::uint8_t {
+    ideal,    ///< fixed latencies (sm_params::global_latency, const_latency), no contention
+    hierarchy ///< L1 / constant caches, network on chip, L2 slices, DRAM channels
+};
+/// Which network connects SMs and L2 slices.
+enum class network_model : std::uint8_t { ideal, crossbar, mesh };
+/// Command scheduler of every DRAM channel.
+enum class dram_policy : std::uint8_t { fr_fcfs, fcfs };
+
+} // namespace warpkit::gpu
+
+template <>
+struct warpkit::enum_names<warpkit::gpu::memory_model> {
+    static constexpr std::array<std::string_view, 2> names = {"ideal", "hierarchy"};
+};
+template <>
+struct warpkit::enum_names<warpkit::gpu::network_model> {
+    static constexpr std::array<std::string_view, 3> names = {"ideal", "crossbar", "mesh"};
+};
+template <>
+struct warpkit::enum_names<warpkit::gpu::dram_policy> {
+    static constexpr std::array<std::string_view, 2> names = {"fr_fcfs", "fcfs"};
+};
+
+namespace warpkit::gpu {
+
+/// The 8 KB constant cache of a Fermi SM (papers 001 Table 4 and 002 Table 1): 32 sets of
+/// 2 ways of 128-byte lines (the line of the L1 and L2), read-only.
+[[nodiscard]] constexpr mem::cache_params fermi_constant_cache() noexcept {
+    mem::cache_params p;
+    p.sets = 32;
+    p.ways = 2;
+    return p;
+}
+
+/// The memory side of one SM (used by the hierarchy model).
+struct l1_params {
+    /// L1 data cache: GTX480 16 KB (32 sets x 128 B x 4 ways), write-evict for global data,
+    /// 64 MSHR entries of up to 8 merged requests, 8 requests waiting for the network.
+    mem::cache_controller_params data{};
+    /// Core cycles from the tag lookup of a hit to its data at writeback. Fermi's L1 and
+    /// shared memory are one 64 KB array, so a hit costs what a shared access costs (38).
+    std::uint32_t data_latency = 38;
+    /// Constant cache: 8 KB, its own MSHRs and miss queue.
+    mem::cache_controller_params constant{fermi_constant_cache(), mem::mshr_params{8, 8}, 4};
+    /// Core cycles of a constant-cache hit (the fixed constant latency of the ideal model).
+    std::uint32_t constant_latency = 38;
+    /// Warp memory instructions in flight (global, local, constant, atomic).
+    mem::prt_params prt{};
+    std::uint32_t reply_queue = 4;  ///< replies taken from the network, one handled per cycle
+    std::uint32_t atomic_queue = 8; ///< atomics waiting for the network (they bypass the L1)
+    WARPKIT_FIELDS(l1_params, data, data_latency, constant, constant_latency, prt, reply_queue,
+                   atomic_queue)
+
+    void validate() const {
+        check(data.cache.sector_bytes == 0 && data.cache.line_bytes >= mem::max_transaction_bytes,
+              "data.cache", data.cache.line_bytes,
+              "unsectored lines of at least 128 bytes (one coalesced transaction per access)");
+        check(constant.cache.sector_bytes == 0 &&
+                  constant.cache.line_bytes >= mem::max_transaction_bytes,
+              "constant.cache", constant.cache.line_bytes,
+              "unsectored lines of at least 128 bytes (one coalesced transaction per access)");
+        check_range("data_latency", data_latency, 1u, 100000u);
+        check_range("constant_latency", constant_latency, 1u, 100000u);
+        check_range("reply_queue", reply_queue, 1u, 4096u);
+        check_range("atomic_queue", atomic_queue, 1u, 4096u);
+    }
+};
+
+/// The network between SMs and L2 slices. Node i is SM i; the slices follow the SMs unless
+/// `slice_nodes` places them (the mesh).
+struct network_params {
+    network_model model = network_model::crossbar;
+    /// The ideal network ("perfect NoC", paper 002 Fig. 3b); its node count is set to SMs +
+    /// slices by the memory system.
+    noc::ideal_params ideal{};
+    std::uint32_t ideal_flit_bytes = 32; ///< flit size counted by the ideal network
+    /// GTX480: 32-byte flits, request and reply crossbars; nodes are set to SMs + slices.
+    noc::crossbar_params crossbar = noc::gtx480_crossbar();
+    /// Paper 002's 8 x 7 mesh of 2-stage routers, 128-bit channels, request / reply subnets.
+    noc::mesh_params mesh = noc::amoeba_48sm();
+    /// Network node of each L2 slice (empty: the nodes after the SMs); SMs take the other
+    /// nodes in increasing order.
+    std::vector<std::uint32_t> slice_nodes{};
+    std::uint32_t header_bytes = 8; ///< address and command bytes of every packet
+    WARPKIT_FIELDS(network_params, model, ideal, ideal_flit_bytes, crossbar, mesh, slice_nodes,
+                   header_bytes)
+
+    void validate() const {
+        check_range("ideal_flit_bytes", ideal_flit_bytes, 1u, 4096u);
+        check_range("header_bytes", header_bytes, 0u, 4096u);
+        check(crossbar.flit_bits % 8 == 0, "crossbar.flit_bits", crossbar.flit_bits,
+              "a multiple of 8");
+        check(mesh.flit_bits % 8 == 0, "mesh.flit_bits", mesh.flit_bits, "a multiple of 8");
+    }
+    /// Bytes per flit of the chosen network.
+    [[nodiscard]] std::uint32_t flit_bytes() const noexcept {
+        switch (model) {
+        case network_model::crossbar:
+            return crossbar.flit_bits / 8;
+        case network_model::mesh:
+            return mesh.flit_bits / 8;
+        default:
+            return ideal_flit_bytes;
+        }
+    }
+    /// Flits of a packet of `bytes` bytes.
+    [[nodiscard]] std::uint32_t flits(std::uint32_t bytes) const noexcept {
+        const std::uint32_t f = flit_bytes();
+        return bytes == 0 ? 1 : (bytes + f - 1) / f;
+    }
+};
+
+/// Memory partitions (one per DRAM channel, `dram.map.channels` of them) with their L2
+/// slices. Defaults: GTX480, 6 partitions of 2 slices of 64 KB (768 KB), GDDR5 at 924 MHz.
+struct partition_params {
+    std::uint32_t slices = 2; ///< L2 slices per partition
+    /// One L2 slice: 64 KB, 64 sets x 128 B x 8 ways, write-back and write-allocate; 32 MSHR
+    /// entries of up to 4 merged requests.
+    mem::cache_controller_params l2{mem::fermi_l2_slice(), mem::mshr_params{32, 4}, 8};
+    /// L2 cycles from a request's arrival at a slice to its tag lookup (raster-operations
+    /// pipeline and queues; GPGPU-Sim's GTX480: 120).
+    std::uint32_t l2_latency = 120;
+    std::uint32_t reply_queue = 8; ///< replies of a slice waiting for the network
+    /// GDDR5: 16 banks per channel, tCCD 2, tRRD 6, tRCD 12, tRAS 28, tRP 12, tRC 40, CL 12,
+    /// WL 4, burst 8, FR-FCFS queue of 64; 256-byte channel interleaving.
+    mem::dram_params dram{};
+    dram_policy scheduler = dram_policy::fr_fcfs;
+    /// DRAM cycles from leaving an L2 slice to entering the channel's scheduler queue (the
+    /// memory controller's pipeline; GPGPU-Sim's GTX480: 100).
+    std::uint32_t dram_latency = 100;
+    std::uint32_t return_queue = 8; ///< read data per slice waiting for its L2 fill
+    WARPKIT_FIELDS(partition_params, slices, l2, l2_latency, reply_queue, dram, scheduler,
+                   dram_latency, return_queue)
+
+    void validate() const {
+        check_range("slices", slices, 1u, 64u);
+        check(l2.cache.sector_bytes == 0, "l2.cache.sector_bytes", l2.cache.sector_bytes,
+              "0 (the L1s fetch whole lines)");
+        check_range("l2_latency", l2_latency, 0u, 100000u);
+        check_range("reply_queue", reply_queue, 1u, 4096u);
+        check_range("dram_latency", dram_latency, 0u, 100000u);
+        check_range("return_queue", return_queue, 1u, 4096u);
+    }
+    /// Partitions (DRAM channels).
+    [[nodiscard]] std::uint32_t partitions() const noexcept { return dram.map.channels; }
+};
+
+/// Clocks of the memory side (the core clock is gpu_params::core_mhz). GTX480: interconnect
+/// and L2 at the 700 MHz core clock, GDDR5 command clock 924 MHz.
+struct memory_clocks {
+    std::uint32_t interconnect_mhz = 700;
+    std::uint32_t l2_mhz = 700;
+    std::uint32_t dram_mhz = 924;
+    WARPKIT_FIELDS(memory_clocks, interconnect_mhz, l2_mhz, dram_mhz)
+
+    void validate() const {
+        check_range("interconnect_mhz", interconnect_mhz, 1u, 100000u);
+        check_range("l2_mhz", l2_mhz, 1u, 100000u);
+        check_range("dram_mhz", dram_mhz, 1u, 100000u);
+    }
+};
+
+/// The memory of a GPU: which model, and the parts of the hierarchy.
+struct memory_params {
+    memory_model model = memory_model::hierarchy;
+    l1_params l1{};
+    network_params noc{};
+    partition_params partition{};
+    memory_clocks clocks{};
+    WARPKIT_FIELDS(memory_params, model, l1, noc, partition, clocks)
+
+    void validate() const {
+        check(partition.l2.cache.line_bytes >= l1.data.cache.line_bytes &&
+                  partition.l2.cache.line_bytes >= l1.constant.cache.line_bytes,
+              "partition.l2.cache.line_bytes", partition.l2.cache.line_bytes,
+              ">= the L1 data and constant cache lines");
+    }
+    /// Every L2 slice of the GPU.
+    [[nodiscard]] std::uint32_t slices() const noexcept {
+        return partition.partitions() * partition.slices;
+    }
+};
+
+/// The fixed-latency memory (what an SM built without a memory_params uses).
+[[nodiscard]] inline memory_params ideal_memory() {
+    memory_params p;
+    p.model = memory_model::ideal;
+    return p;
+}
+
+/// The GTX480's hierarchy (the defaults): crossbar, 6 partitions x 2 slices of 64 KB.
+[[nodiscard]] inline memory_params gtx480_memory() {
+    return {};
+}
+
+/// Paper 002's 48-SM machine (Table 1): 8 memory controllers at 924 MHz with FR-FCFS, 128 KB
+/// of L2 each (one slice of 128 sets x 128 B x 8 ways), 16 KB L1 and 8 KB constant cache and
+/// 64 MSHRs per SM, the 8 x 7 mesh with request / reply subnets, 2-stage routers and 128-bit
+/// channels. The paper does not place the controllers: they sit at the edges, two per side
+/// (nodes (2,0), (5,0), (0,2), (7,2), (0,4), (7,4), (2,6), (5,6)).
+[[nodiscard]] inline memory_params amoeba_memory() {
+    memory_params p;
+    p.partition.slices = 1;
+    p.partition.l2.cache.sets = 128;
+    p.partition.dram.map.channels = 8;
+    p.noc.model = network_model::mesh;
+    p.noc.mesh = noc::amoeba_48sm();
+    p.noc.slice_nodes = {2, 5, 16, 23, 32, 39, 50, 53};
+    return p;
+}
+
+} // namespace warpkit::gpu

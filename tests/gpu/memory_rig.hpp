@@ -1,0 +1,189 @@
+#pragma once
+// Test helper: SMs running hand-written instruction lists whose memory instructions carry
+// their own addresses, wired to a memory_system the way gpu::run wires them (one reply into
+// each SM before its tick, one request out after it, then one core cycle of the memory side).
+
+#include <warpkit/core/lane_mask.hpp>
+#include <warpkit/gating/no_gating.hpp>
+#include <warpkit/gpu/instruction_source.hpp>
+#include <warpkit/gpu/memory_system.hpp>
+#include <warpkit/gpu/sm.hpp>
+#include <warpkit/isa/dynamic_inst.hpp>
+#include <warpkit/issue/lrr.hpp>
+#include <warpkit/mem/line_coalescer.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <utility>
+#include <vector>
+
+namespace test {
+
+/// One instruction of a warp; lane l of a memory access touches base + l * stride.
+struct step {
+    warpkit::isa::static_inst si;
+    std::uint64_t base = 0;
+    std::uint64_t stride = 4;
+};
+
+/// Warps of hand-written steps; records the cycle each step issues at.
+class addressed_source {
+public:
+    explicit addressed_source(std::vector<std::vector<step>> code)
+        : code_(std::move(code)), pos_(code_.size(), 0), issued_at_(code_.size()) {}
+
+    [[nodiscard]] bool finished(std::uint32_t s) const { return pos_[s] >= code_[s].size(); }
+    [[nodiscard]] bool at_barrier(std::uint32_t) const { return false; }
+    [[nodiscard]] const warpkit::isa::static_inst* peek(std::uint32_t s, std::size_t i) const {
+        for (std::size_t k = 0; k < i; ++k)
+            if (pos_[s] + k >= code_[s].size() || code_[s][pos_[s] + k].si.is_exit) return nullptr;
+        return pos_[s] + i < code_[s].size() ? &code_[s][pos_[s] + i].si : nullptr;
+    }
+    warpkit::isa::dynamic_inst<32> execute(std::uint32_t s, warpkit::gpu::exec_site site) {
+        const step& st = code_[s][pos_[s]++];
+        warpkit::isa::dynamic_inst<32> d;
+        d.si = st.si;
+        d.warp = s;
+        d.active = warpkit::warp_mask::full();
+        for (std::size_t l = 0; l < 32; ++l)
+            d.addr[l] = st.base + l * st.stride;
+        issued_at_[s].push_back(site.clock);
+        return d;
+    }
+    std::uint32_t start_block(std::uint32_t, std::uint32_t, std::span<const std::uint32_t>) {
+        return static_cast<std::uint32_t>(code_.size());
+    }
+    [[nodiscard]] bool barrier_complete(std::uint32_t) const { return false; }
+    void release_barrier(std::uint32_t) {}
+    [[nodiscard]] bool block_finished(std::uint32_t) const {
+        for (std::size_t s = 0; s < code_.size(); ++s)
+            if (!finished(static_cast<std::uint32_t>(s))) return false;
+        return true;
+    }
+    [[nodiscard]] std::uint32_t pc(std::uint32_t s) const {
+        return static_cast<std::uint32_t>(pos_[s]);
+    }
+    /// Cycles at which warp `s`'s steps issued.
+    [[nodiscard]] const std::vector<std::uint64_t>& issued_at(std::size_t s) const {
+        return issued_at_[s];
+    }
+
+private:
+    std::vector<std::vector<step>> code_;
+    std::vector<std::size_t> pos_;
+    std::vector<std::vector<std::uint64_t>> issued_at_;
+};
+
+inline warpkit::isa::static_inst mem_inst(warpkit::isa::mem_space space, warpkit::isa::mem_op op,
+                                          warpkit::isa::reg_id dst) {
+    warpkit::isa::static_inst s;
+    s.unit = warpkit::isa::unit_class::ldst;
+    s.space = space;
+    s.mop = op;
+    s.access_bytes = 4;
+    s.latency = space == warpkit::isa::mem_space::constant
+                    ? warpkit::isa::latency_class::const_mem
+                    : warpkit::isa::latency_class::global_mem;
+    if (op != warpkit::isa::mem_op::store) {
+        s.num_dst = 1;
+        s.dst[0] = dst;
+    }
+    return s;
+}
+/// A global load of one 128-byte line (32 lanes x 4 bytes from `addr`) into `dst`.
+inline step load(warpkit::isa::reg_id dst, std::uint64_t addr) {
+    return {mem_inst(warpkit::isa::mem_space::global, warpkit::isa::mem_op::load, dst), addr, 4};
+}
+/// A global store of one 128-byte line.
+inline step store(std::uint64_t addr) {
+    return {mem_inst(warpkit::isa::mem_space::global, warpkit::isa::mem_op::store, 0), addr, 4};
+}
+/// A global atomic on 32 consecutive words.
+inline step atomic(warpkit::isa::reg_id dst, std::uint64_t addr) {
+    auto s = mem_inst(warpkit::isa::mem_space::global, warpkit::isa::mem_op::atomic, dst);
+    s.latency = warpkit::isa::latency_class::atomic;
+    return {s, addr, 4};
+}
+/// A constant load by every lane of the same word.
+inline step load_const(warpkit::isa::reg_id dst, std::uint64_t addr) {
+    return {mem_inst(warpkit::isa::mem_space::constant, warpkit::isa::mem_op::load, dst), addr, 0};
+}
+/// An integer add writing `dst` and reading `src`.
+inline step use(warpkit::isa::reg_id dst, warpkit::isa::reg_id src) {
+    warpkit::isa::static_inst s;
+    s.unit = warpkit::isa::unit_class::int_alu;
+    s.latency = warpkit::isa::latency_class::int_alu;
+    s.num_dst = 1;
+    s.dst[0] = dst;
+    s.num_src = 1;
+    s.src[0] = src;
+    return {s, 0, 0};
+}
+/// EXIT.
+inline step exit_step() {
+    warpkit::isa::static_inst s;
+    s.unit = warpkit::isa::unit_class::ctrl;
+    s.is_exit = true;
+    return {s, 0, 0};
+}
+
+struct rig_policies {
+    static constexpr std::size_t warp_size = 32;
+    using scheduler = warpkit::issue::lrr;
+    using gating_policy = warpkit::gating::no_gating;
+    using coalescer = warpkit::mem::line_coalescer<128>;
+};
+
+/// SMs (one block each) and a memory system, run to completion.
+class memory_rig {
+public:
+    using sm_type = warpkit::gpu::sm<rig_policies, addressed_source>;
+
+    memory_rig(const warpkit::gpu::memory_params& mp,
+               std::vector<std::vector<std::vector<step>>> sms, std::uint32_t core_mhz = 700)
+        : mem_(mp, static_cast<std::uint32_t>(sms.size()), core_mhz) {
+        warpkit::issue::scheduler_bank_params<warpkit::issue::no_params> bank;
+        bank.schedulers = 1;
+        warpkit::gpu::sm_params p;
+        p.issue_width = 1;
+        sms_.reserve(sms.size());
+        for (std::uint32_t i = 0; i < sms.size(); ++i) {
+            const auto warps = static_cast<std::uint32_t>(sms[i].size());
+            sms_.emplace_back(i, p, bank, addressed_source(std::move(sms[i])), mp);
+            sms_.back().start_block(0, warps);
+        }
+    }
+
+    /// Runs until every SM and the memory system are idle; returns the core cycles.
+    std::uint64_t run(std::uint64_t limit = 2'000'000) {
+        std::uint64_t c = 0;
+        for (; c < limit; ++c) {
+            for (std::uint32_t i = 0; i < sms_.size(); ++i)
+                if (mem_.has_reply(i) && sms_[i].can_receive()) sms_[i].receive(mem_.take_reply(i));
+            for (auto& s : sms_)
+                s.tick([](std::uint32_t) {});
+            for (std::uint32_t i = 0; i < sms_.size(); ++i)
+                if (sms_[i].has_request() && mem_.can_send(i)) {
+                    mem_.send(sms_[i].request());
+                    sms_[i].pop_request();
+                }
+            mem_.cycle();
+            bool idle = mem_.idle();
+            for (const auto& s : sms_)
+                idle = idle && s.idle();
+            if (idle) break;
+        }
+        return c + 1;
+    }
+
+    [[nodiscard]] const sm_type& sm(std::size_t i) const { return sms_[i]; }
+    [[nodiscard]] const warpkit::gpu::memory_system& memory() const { return mem_; }
+
+private:
+    warpkit::gpu::memory_system mem_;
+    std::vector<sm_type> sms_;
+};
+
+} // namespace test
