@@ -2,8 +2,10 @@
 // warpkit-power: runs a kernel on a GPU preset cycle by cycle and turns the SMs' counters
 // into power::activity intervals. The power model never reads an SM; this file is the one
 // place that maps GPU counters to the model's components (the table in mapping_table()).
-// Counters the SM does not keep yet (register operands, cache hits, DRAM commands, NoC
-// flits) are modelled from what it keeps, with the rates in mapping_params.
+// With the memory hierarchy (memory.model=hierarchy, the default of fermi_gtx480 and
+// amoeba_48) the L1, constant cache, L2, NoC, memory-controller and DRAM activity is counted;
+// with the ideal memory it is modelled from the SM's transactions with the rates in
+// mapping_params. Register operands are always modelled (operands per instruction).
 
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/params.hpp>
@@ -12,6 +14,8 @@
 #include <warpkit/gpu/global_memory.hpp>
 #include <warpkit/gpu/gpu.hpp>
 #include <warpkit/gpu/isa_kernel.hpp>
+#include <warpkit/gpu/memory_params.hpp>
+#include <warpkit/gpu/memory_stats.hpp>
 #include <warpkit/gpu/presets.hpp>
 #include <warpkit/isa/unit_class.hpp>
 #include <warpkit/power/activity.hpp>
@@ -23,16 +27,17 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace example {
 
 namespace wp = warpkit::power;
 
-/// Rates that stand in for counters the SM does not keep. Defaults: Fermi-like operand
+/// Rates that stand in for counters a run does not keep. Defaults: Fermi-like operand
 /// counts per unit class (int, fp, sfu, ldst, branch, ctrl; FP includes FMA's third
-/// source); Rodinia-typical L1 / L2 hit rates on the GTX480; a 128-byte line in 32-byte
-/// flits and 64-byte GDDR5 bursts (64-bit channel, burst of 8).
+/// source); for the ideal memory only: Rodinia-typical L1 / L2 hit rates on the GTX480, a
+/// 128-byte line in 32-byte flits and 64-byte GDDR5 bursts (64-bit channel, burst of 8).
 struct mapping_params {
     std::array<double, warpkit::isa::unit_class_count> reads_per_inst = {2.0, 2.5, 1.0,
                                                                          1.5, 1.0, 0.0};
@@ -71,24 +76,28 @@ inline std::string mapping_table() {
            "modelled\n"
            "shared_memory       shared_bank_passes                                        counted\n"
            "shared_crossbar     shared_accesses                                           counted\n"
-           "l1d                 global_transactions                                       counted\n"
-           "const_cache         const_accesses                                            counted\n"
+           "l1d                 L1D read + write hits and misses (ideal memory: "
+           "global_transactions) counted\n"
+           "const_cache         constant-cache accesses (ideal memory: const_accesses)    counted\n"
            "tex_cache           - (no texture path)                                       0\n"
            "coalescer           global_accesses (one PRT entry per warp access)           counted\n"
            "int_alu / fp / sfu  issued_by_unit[int / fp / sfu]                            counted\n"
            "  lanes (gating)    thread_ops of the INT / FP / SFU clusters                 counted\n"
            "  operand lanes     cluster thread_ops x operands per inst                    "
            "modelled\n"
-           "l2                  global_transactions x (stores + loads x L1 miss rate)     "
-           "modelled\n"
-           "noc                 L2 accesses x (1 + line / flit)                           "
-           "modelled\n"
-           "mem_ctrl            L2 accesses x L2 miss rate                                "
-           "modelled\n"
-           "dram rd / wr        MC requests x load / store share x line / burst           "
-           "modelled\n"
-           "dram act / pre      MC requests x (1 - row hit rate)                          "
-           "modelled\n"
+           "l2                  L2 slice requests                                         "
+           "counted*\n"
+           "noc                 flits injected, request + reply networks                  "
+           "counted*\n"
+           "mem_ctrl            L2 line reads + write-backs sent to DRAM                  "
+           "counted*\n"
+           "dram rd / wr / act / pre  the channels' READ / WRITE / ACT / PRE commands     "
+           "counted*\n"
+           "  * with the memory hierarchy: run totals, spread over the trace intervals in\n"
+           "    proportion to the requests the SMs sent in each; with the ideal memory:\n"
+           "    l2 = global_transactions x (stores + loads x L1 miss rate), noc = L2 x\n"
+           "    (1 + line / flit), mem_ctrl = L2 x L2 miss rate, dram from MC requests\n"
+           "    (modelled with mapping_params)\n"
            "idle SM             cycles - active_cycles                                    counted\n"
            "leakage off         powered_off_cycles of the INT / FP clusters (gating)      counted\n"
            "memory stall (DVFS) stalls.scoreboard                                         proxy\n";
@@ -111,7 +120,7 @@ inline std::uint64_t rounded(double v) {
 
 // Cumulative activity of one SM from its cumulative counters.
 template <class Sm>
-wp::sm_activity map_sm(const Sm& sm, const mapping_params& m) {
+wp::sm_activity map_sm(const Sm& sm, const mapping_params& m, bool counted_memory = false) {
     using warpkit::isa::unit_class;
     const auto& st = sm.stats();
     wp::sm_activity a;
@@ -133,6 +142,14 @@ wp::sm_activity map_sm(const Sm& sm, const mapping_params& m) {
     a.shared_transfers = st.shared_accesses;
     a.l1d_accesses = st.global_transactions;
     a.const_accesses = st.const_accesses;
+    if (counted_memory) {
+        const auto ms = sm.memory_stats();
+        const auto& l1 = ms.l1d.cache;
+        const auto& cc = ms.constant.cache;
+        a.l1d_accesses =
+            l1.read_hits + l1.read_misses + l1.read_hits_reserved + l1.write_hits + l1.write_misses;
+        a.const_accesses = cc.read_hits + cc.read_misses + cc.read_hits_reserved;
+    }
     a.prt_accesses = st.global_accesses;
     a.int_ops = st.issued_by_unit[warpkit::isa::index(unit_class::int_alu)];
     a.fp_ops = st.issued_by_unit[warpkit::isa::index(unit_class::fp)];
@@ -199,15 +216,98 @@ inline wp::chip_activity map_chip(const wp::activity& a, const mapping_params& m
     return c;
 }
 
+// Requests the SMs have sent to L2 so far (the weight that spreads counted chip totals).
 template <class Sms>
-wp::activity snapshot(const Sms& sms, std::uint64_t cycles, const mapping_params& m) {
+std::uint64_t l2_requests_sent(const Sms& sms) {
+    std::uint64_t n = 0;
+    for (const auto& s : sms) {
+        const auto ms = s.memory_stats();
+        n += ms.reads_sent + ms.const_reads_sent + ms.writes_sent + ms.atomics_sent;
+    }
+    return n;
+}
+
+template <class Sms>
+wp::activity snapshot(const Sms& sms, std::uint64_t cycles, const mapping_params& m,
+                      bool counted_memory) {
     wp::activity a;
     a.cycles = cycles;
     a.sms.reserve(sms.size());
     for (const auto& s : sms)
-        a.sms.push_back(map_sm(s, m));
+        a.sms.push_back(map_sm(s, m, counted_memory));
     a.chip = map_chip(a, m);
     return a;
+}
+
+// The chip activity a hierarchy run counted.
+inline wp::chip_activity counted_chip(const warpkit::gpu::memory_stats& ms) {
+    wp::chip_activity c;
+    for (const auto& sl : ms.slices) {
+        c.l2_accesses += sl.requests;
+        c.mc_requests += sl.dram_reads + sl.dram_writes;
+    }
+    c.noc_flits = ms.noc.request.flits_injected + ms.noc.reply.flits_injected;
+    for (const auto& ch : ms.channels) {
+        c.dram.reads += ch.reads;
+        c.dram.writes += ch.writes;
+        c.dram.activates += ch.activates;
+        c.dram.precharges += ch.precharges;
+    }
+    return c;
+}
+
+// Splits `total` over the intervals in proportion to `weights` (largest remainders, so the
+// parts add up to the total exactly).
+inline std::vector<std::uint64_t> spread(std::uint64_t total,
+                                         const std::vector<std::uint64_t>& weights) {
+    std::vector<std::uint64_t> out(weights.size(), 0);
+    std::uint64_t sum = 0;
+    for (auto w : weights)
+        sum += w;
+    if (weights.empty()) return out;
+    if (sum == 0) {
+        out.back() = total;
+        return out;
+    }
+    std::uint64_t given = 0;
+    std::vector<std::pair<double, std::size_t>> rest;
+    for (std::size_t i = 0; i < weights.size(); ++i) {
+        const double exact =
+            static_cast<double>(total) * static_cast<double>(weights[i]) / static_cast<double>(sum);
+        out[i] = static_cast<std::uint64_t>(exact);
+        given += out[i];
+        rest.emplace_back(exact - static_cast<double>(out[i]), i);
+    }
+    std::stable_sort(rest.begin(), rest.end(),
+                     [](const auto& x, const auto& y) { return x.first > y.first; });
+    for (std::size_t k = 0; given < total && k < rest.size(); ++k, ++given)
+        ++out[rest[k].second];
+    return out;
+}
+
+// Replaces the modelled chip activity of every interval with the counted totals, spread in
+// proportion to the L2 requests sent in each interval.
+inline void apply_counted_chip(std::vector<wp::activity>& intervals, wp::activity& total,
+                               const wp::chip_activity& counted,
+                               const std::vector<std::uint64_t>& weights) {
+    const auto each = [&](std::uint64_t wp::chip_activity::*f) {
+        const auto parts = spread(counted.*f, weights);
+        for (std::size_t i = 0; i < intervals.size(); ++i)
+            intervals[i].chip.*f = parts[i];
+    };
+    each(&wp::chip_activity::l2_accesses);
+    each(&wp::chip_activity::noc_flits);
+    each(&wp::chip_activity::mc_requests);
+    const auto dram = [&](std::uint64_t wp::dram_ops::*f) {
+        const auto parts = spread(counted.dram.*f, weights);
+        for (std::size_t i = 0; i < intervals.size(); ++i)
+            intervals[i].chip.dram.*f = parts[i];
+    };
+    dram(&wp::dram_ops::reads);
+    dram(&wp::dram_ops::writes);
+    dram(&wp::dram_ops::activates);
+    dram(&wp::dram_ops::precharges);
+    total.chip = counted;
 }
 } // namespace detail
 
@@ -226,17 +326,27 @@ sampled_run run_sampled(const warpkit::gpu::isa_kernel& k, warpkit::gpu::global_
     sampled_run r;
     r.preset = p.name;
     r.params = p;
+    const bool counted = p.memory.model == gpu::memory_model::hierarchy;
     // Fresh SMs count nothing: the activity before the first interval is all zeros.
     wp::activity before;
     before.sms.resize(p.sms);
+    std::vector<std::uint64_t> weights;
+    std::uint64_t sent_before = 0;
     const auto rs = g.run(k, mem, {}, [&](std::uint64_t cycles, auto sms, bool) {
-        const auto now = detail::snapshot(sms, cycles, m);
+        const auto now = detail::snapshot(sms, cycles, m, counted);
         r.intervals.push_back(wp::difference(now, before));
         before = now;
+        if (counted) {
+            const auto sent = detail::l2_requests_sent(sms);
+            weights.push_back(sent - sent_before);
+            sent_before = sent;
+        }
     });
     r.cycles = rs.cycles;
     r.total = before;
     r.total.cycles = r.cycles;
+    if (counted)
+        detail::apply_counted_chip(r.intervals, r.total, detail::counted_chip(rs.memory), weights);
     r.warp_instructions = rs.total.warp_instructions;
     return r;
 }
