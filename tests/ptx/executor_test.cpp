@@ -160,6 +160,41 @@ TEST_CASE_TEMPLATE("ptx executor: if/else, nested ifs, data-dependent loops reco
     CHECK(st.thread_by_opcode[op_index(ptx::op::mul)] == 2 * (n - 1)); // mul.lo, mul.wide
 }
 
+TEST_CASE_TEMPLATE("ptx executor: peek predicts exactly the instructions a warp executes next",
+                   Stack, pdom, ssy) {
+    // The timing model buffers what peek returns; a reconvergence point ends the prediction,
+    // as a branch does, because the stack may switch to another path there.
+    const compiled c(branches, "branches");
+    device dev;
+    const std::uint64_t out = dev.alloc(4 * 64);
+    const ptx::launch l(c.k, {1, 1, 1}, {64, 1, 1}, ptx::param_pack(c.k).add(out).bytes());
+    gpu::ptx_source<32, Stack> src(l, dev.mem, 2, 1, 0);
+    const std::uint32_t slots[] = {0, 1};
+    REQUIRE(src.start_block(0, 0, slots) == 2);
+    std::size_t predicted = 0;
+    for (int steps = 0; steps < 10000 && !src.block_finished(0); ++steps) {
+        for (std::uint32_t s = 0; s < 2; ++s) {
+            if (src.finished(s)) continue;
+            std::vector<std::size_t> pcs;
+            for (std::size_t i = 0; i < 4; ++i) {
+                const auto* si = src.peek(s, i);
+                if (si == nullptr) break;
+                pcs.push_back(static_cast<std::size_t>(si - &c.k.static_at(0)));
+            }
+            REQUIRE(!pcs.empty());
+            for (const std::size_t pc : pcs) {
+                if (src.finished(s)) break;
+                const auto d = src.execute(s, {});
+                CHECK(d.pc == pc);
+                ++predicted;
+            }
+        }
+    }
+    CHECK(src.block_finished(0));
+    CHECK(predicted > 100);
+    CHECK(dev.get<std::uint32_t>(out, 64) == branches_expected(64));
+}
+
 TEST_CASE("ptx executor: reconvergence points are immediate post-dominators") {
     const compiled c(branches, "branches");
     const auto& k = c.k;
@@ -598,11 +633,14 @@ $L_trap:
                      "bad");
     device dev;
     const std::uint64_t buf = dev.alloc(64);
-    const auto run = [&](std::uint32_t mode) {
+    const auto run = [&](std::uint32_t mode, std::uint64_t p = 0) {
         const ptx::launch l(c.k, {1, 1, 1}, {32, 1, 1},
-                            ptx::param_pack(c.k).add(buf).add(mode).bytes());
+                            ptx::param_pack(c.k).add(p != 0 ? p : buf).add(mode).bytes());
         (void)ptx::run_functional(l, dev.mem);
     };
+    // A global access between the generic windows is no device address.
+    CHECK_THROWS_WITH_AS(run(0, ptx::generic_shared_base + (std::uint64_t{1} << 33)),
+                         doctest::Contains("range of the generic windows"), sim_error);
     CHECK_THROWS_WITH_AS(run(0), doctest::Contains("test.ptx:17"), sim_error);
     CHECK_THROWS_WITH_AS(run(0), doctest::Contains("not aligned"), sim_error);
     CHECK_THROWS_WITH_AS(run(1), doctest::Contains("test.ptx:21"), sim_error);

@@ -771,6 +771,10 @@ private:
             } else if (loc.sp != seen) {
                 mixed = true;
             }
+            if (loc.sp == ptx::space::global && loc.addr >= ptx::generic_shared_base &&
+                loc.addr < ptx::generic_param_base + ptx::generic_window_bytes)
+                fault_(cur_pc_, "global address " + hex_(loc.addr) + " (lane " + std::to_string(l) +
+                                    ") lies in the range of the generic windows, outside them");
             if ((loc.addr & align_mask) != 0)
                 fault_(cur_pc_, std::string(space_name_(loc.sp)) + " address " + hex_(loc.addr) +
                                     " (lane " + std::to_string(l) + ") is not aligned to the " +
