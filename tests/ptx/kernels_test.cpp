@@ -19,9 +19,11 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace warpkit;
@@ -36,7 +38,7 @@ std::string source_path(const std::string& rel) {
 // One example kernel with its launch file: buffers placed in device memory, parameters packed.
 class example {
 public:
-    /// `small`: the launch shrunk for the timed runs (SGEMM 32 x 32, reduce 16 blocks).
+    /// `small`: the launch shrunk for the timed runs (a few blocks; SGEMM 32 x 32).
     explicit example(const std::string& name, std::uint32_t regs_per_thread = 0, bool small = false)
         : spec_(host::read_launch(source_path("examples/cuda/" + name + ".launch.json"))),
           m_(ptx::read_ptx(source_path("examples/cuda/" + name + ".ptx"))) {
@@ -98,18 +100,31 @@ private:
         REQUIRE(p.value.size() == 4);
         std::memcpy(p.value.data(), &v, 4);
     }
+    // Element counts of the named buffers, the grid and the scalar parameter holding n.
+    void resize_(std::initializer_list<std::pair<const char*, std::uint64_t>> counts,
+                 std::uint32_t grid, std::size_t n_param, std::int32_t n) {
+        for (const auto& [buffer, count] : counts)
+            for (auto& b : spec_.buffers)
+                if (b.name == buffer) b.count = count;
+        spec_.grid = {grid, 1, 1};
+        set_scalar_(n_param, n);
+    }
     void shrink_(const std::string& name) {
         if (name == "sgemm_naive" || name == "sgemm_tiled") {
-            const std::int32_t n = 32;
-            for (auto& b : spec_.buffers)
-                b.count = std::uint64_t{n} * n;
+            resize_({{"A", 32 * 32}, {"B", 32 * 32}, {"C", 32 * 32}}, 2, 3, 32);
             spec_.grid = {2, 2, 1};
-            set_scalar_(3, n);
         } else if (name == "reduce") {
-            spec_.buffers.at(0).count = 16 * 256;
-            spec_.buffers.at(1).count = 16;
-            spec_.grid = {16, 1, 1};
-            set_scalar_(2, 16 * 256);
+            resize_({{"in", 8 * 256}, {"out", 8}}, 8, 2, 8 * 256);
+        } else if (name == "vector_add") {
+            resize_({{"a", 4000}, {"b", 4000}, {"c", 4000}}, 16, 3, 4000);
+        } else if (name == "histogram") {
+            resize_({{"data", 4096}}, 4, 2, 4096);
+        } else if (name == "scan") {
+            resize_({{"in", 1000}, {"out", 1000}}, 4, 2, 1000);
+        } else if (name == "sfu") {
+            resize_({{"x", 1024}, {"y", 1024}}, 4, 2, 1024);
+        } else if (name == "warp_reduce") {
+            resize_({{"in", 2000}}, 8, 1, 2000);
         }
     }
 
