@@ -1,8 +1,10 @@
 #pragma once
 /// \file
 /// Everything in warpkit/gpu: functional execution of the warpkit ISA, the SM timing model,
-/// the memory hierarchy behind the SMs, whole GPUs and their presets.
+/// the memory hierarchy behind the SMs, front-end sharing clusters, whole GPUs and their
+/// presets.
 
+#include <warpkit/gpu/cluster_member.hpp>
 #include <warpkit/gpu/cta_dispatcher.hpp>
 #include <warpkit/gpu/functional.hpp>
 #include <warpkit/gpu/global_memory.hpp>
@@ -17,5 +19,6 @@
 #include <warpkit/gpu/memory_system.hpp>
 #include <warpkit/gpu/preset_registry.hpp>
 #include <warpkit/gpu/presets.hpp>
+#include <warpkit/gpu/sharing_clusters.hpp>
 #include <warpkit/gpu/sm.hpp>
 #include <warpkit/gpu/synthetic_source.hpp>

@@ -1,8 +1,8 @@
 #pragma once
 /// \file
 /// `gpu<Policies>`: a whole GPU from the parts: SMs (timing), the CTA dispatcher, the memory
-/// hierarchy behind the SMs (or the fixed-latency ideal memory), device memory, a watchdog.
-/// Runs kernels to completion.
+/// hierarchy behind the SMs (or the fixed-latency ideal memory), front-end sharing clusters
+/// (paper 000) when cluster_size > 1, device memory, a watchdog. Runs kernels to completion.
 
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/params.hpp>
@@ -15,7 +15,9 @@
 #include <warpkit/gpu/memory_params.hpp>
 #include <warpkit/gpu/memory_stats.hpp>
 #include <warpkit/gpu/memory_system.hpp>
+#include <warpkit/gpu/sharing_clusters.hpp>
 #include <warpkit/gpu/sm.hpp>
+#include <warpkit/reconfig/front_end_sharing.hpp>
 
 #include <algorithm>
 #include <cstddef>
@@ -33,8 +35,10 @@ struct gpu_params {
     std::string name = "gpu";
     std::uint32_t sms = 15;
     std::uint32_t core_mhz = 700;
-    std::uint32_t schedulers = 2;       ///< warp schedulers per SM
-    std::uint32_t cluster_size = 1;     ///< SMs per dispatch cluster (front-end sharing)
+    std::uint32_t schedulers = 2; ///< warp schedulers per SM
+    /// SMs per cluster: equal block shares and, unless sharing.enabled is false, one
+    /// front-end for the cluster (paper 000; 2 to 4 SMs).
+    std::uint32_t cluster_size = 1;
     std::uint32_t registers = 32768;    ///< 32-bit registers per SM
     std::uint32_t shared_bytes = 49152; ///< shared memory per SM
     /// Shared memory a block gets when its kernel declares none (`.shared`).
@@ -47,6 +51,8 @@ struct gpu_params {
     sm_params sm{};
     /// The memory behind the SMs: the hierarchy (default) or the ideal fixed latencies.
     memory_params memory{};
+    /// Front-end sharing in clusters of cluster_size SMs (paper 000).
+    reconfig::front_end_sharing_params sharing{};
     void validate() const {
         check_range("sms", sms, 1U, 4096U);
         check_range("core_mhz", core_mhz, 1U, 100000U);
@@ -58,10 +64,12 @@ struct gpu_params {
               "a divisor of sms");
         check(default_block_shared_bytes <= shared_bytes, "default_block_shared_bytes",
               default_block_shared_bytes, "<= shared_bytes");
+        check(cluster_size <= reconfig::front_end_sharing::max_members || !sharing.enabled,
+              "cluster_size", cluster_size, "<= 4 with front-end sharing enabled");
     }
     WARPKIT_FIELDS(gpu_params, name, sms, core_mhz, schedulers, cluster_size, registers,
                    shared_bytes, default_block_shared_bytes, watchdog_cycles, max_cycles,
-                   sample_cycles, sm, memory)
+                   sample_cycles, sm, memory, sharing)
 };
 
 /// What one kernel run measured.
@@ -71,7 +79,9 @@ struct run_stats {
     std::vector<sm_stats> per_sm; ///< indexed by SM
     dispatch_stats dispatch{};
     memory_stats memory{}; ///< the hierarchy's counters (empty with the ideal memory)
-    WARPKIT_FIELDS(run_stats, cycles, total, per_sm, dispatch, memory)
+    /// The front-end sharing clusters' counters, added up (zero without sharing).
+    reconfig::front_end_sharing_stats sharing{};
+    WARPKIT_FIELDS(run_stats, cycles, total, per_sm, dispatch, memory, sharing)
 
     /// Warp instructions per core cycle over the whole GPU.
     [[nodiscard]] double ipc() const noexcept {
@@ -149,24 +159,35 @@ public:
         if (p_.memory.model == memory_model::hierarchy)
             msys.emplace(p_.memory, p_.sms, p_.core_mhz);
 
+        // Front-end sharing: the clusters group at launch, before any block arrives.
+        std::optional<sharing_clusters<sm_k>> fs;
+        if (p_.cluster_size > 1 && p_.sharing.enabled) {
+            fs.emplace(p_.sharing, p_.sms, p_.cluster_size, p_.sm.warp_slots, branch_hints(k));
+            fs->launch(sms);
+        }
+
         run_stats rs;
         std::vector<cta_dispatcher::placement> placed;
         placed.reserve(p_.cluster_size);
         std::uint64_t last_progress = 0;
         std::uint64_t last_count = 0;
         for (std::uint64_t cycle = 0;; ++cycle) {
-            if (disp.dispatch(placed) > 0)
+            if (disp.dispatch(placed) > 0) {
                 for (const auto& pl : placed)
                     sms[pl.sm].start_block(pl.block, fp.warps);
+                if (fs) fs->dispatched(placed, cycle);
+            }
             if (msys)
                 for (std::uint32_t i = 0; i < p_.sms; ++i)
                     if (sms[i].can_receive() && msys->has_reply(i))
                         sms[i].receive(msys->take_reply(i));
+            if (fs) fs->before_tick(sms, cycle);
             std::uint64_t issued = 0;
             for (auto& s : sms) {
                 s.tick([&](std::uint32_t) { disp.retire(s.id()); });
                 issued += s.warp_instructions();
             }
+            if (fs) fs->after_tick(sms, cycle);
             if (msys) {
                 for (std::uint32_t i = 0; i < p_.sms; ++i)
                     if (sms[i].has_request() && msys->can_send(i)) {
@@ -179,7 +200,7 @@ public:
             const bool done =
                 disp.done() &&
                 std::all_of(sms.begin(), sms.end(), [](const sm_k& s) { return s.idle(); }) &&
-                (!msys || msys->idle());
+                (!msys || msys->idle()) && (!fs || fs->idle());
             if (done)
                 for (auto& s : sms)
                     s.finish();
@@ -212,6 +233,7 @@ public:
         }
         rs.total = sum_stats(rs.per_sm);
         rs.dispatch = disp.stats();
+        if (fs) rs.sharing = fs->stats();
         if (msys) {
             rs.memory = msys->stats();
             rs.memory.sms.reserve(sms.size());

@@ -88,6 +88,8 @@ public:
     }
     /// Pc of the warp in `slot` (for deadlock reports).
     [[nodiscard]] std::uint32_t pc(std::uint32_t slot) const { return warps_.at(slot).stack.pc(); }
+    /// The warp's reconvergence stack (its active lanes, divergence stats).
+    [[nodiscard]] const Stack& stack(std::uint32_t slot) const { return warps_.at(slot).stack; }
 
 private:
     const isa_kernel* k_;

@@ -22,6 +22,7 @@
 #include <warpkit/gating/params.hpp>
 #include <warpkit/gating/state.hpp>
 #include <warpkit/gating/stats.hpp>
+#include <warpkit/gpu/cluster_member.hpp>
 #include <warpkit/gpu/instruction_source.hpp>
 #include <warpkit/gpu/memory_message.hpp>
 #include <warpkit/gpu/memory_params.hpp>
@@ -299,13 +300,19 @@ public:
     void tick(OnBlockDone&& on_block_done) {
         ++s_.cycles;
         if (resident_blocks_ > 0) ++s_.active_cycles;
+        cm_.begin_cycle();
         if (hier_) receive_();
         writeback_();
         if (hier_) access_();
         power_();
-        issue_();
+        // A slave of a sharing cluster executes the master's instructions; its own fetch,
+        // decode and schedulers are gated until the cluster has ungrouped.
+        if (cm_.slave_shared())
+            execute_commands_();
+        else
+            issue_();
         gate_();
-        fetch_();
+        if (!cm_.slave_shared()) fetch_();
         retire_blocks_(on_block_done);
         units_.tick();
         ++now_;
@@ -314,8 +321,24 @@ public:
     /// True when no block is resident and nothing is in flight.
     [[nodiscard]] bool idle() const noexcept {
         return resident_blocks_ == 0 && events_.empty() && units_.busy_mask() == 0 &&
-               (!hier_ || memory_idle_());
+               (!hier_ || memory_idle_()) && cm_.quiet();
     }
+    /// True while a block is resident or anything is in flight.
+    [[nodiscard]] bool busy() const noexcept { return !idle(); }
+
+    // ---- front-end sharing (paper 000; gpu/sharing_clusters.hpp drives the cluster) ------
+
+    /// Joins a sharing cluster of `members` SMs as member `member` (0: the master) whose
+    /// InstPackets take `communicate` cycles; the links carry `words` InstPacket words per
+    /// cycle, a branch takes `branch_words`.
+    void join_cluster(std::uint32_t member, std::uint32_t members, std::uint32_t communicate,
+                      std::uint32_t words, std::uint32_t branch_words) {
+        cm_.join(member, members, communicate, words, branch_words,
+                 issue::scoreboard_params{p_.warp_slots});
+    }
+    /// The SM's part in its sharing cluster (role none outside one).
+    [[nodiscard]] cluster_member& cluster() noexcept { return cm_; }
+    [[nodiscard]] const cluster_member& cluster() const noexcept { return cm_; }
 
     // ---- memory ports (hierarchy model) -------------------------------------------------
     // Every core cycle the GPU may hand the SM one reply (before tick) and take one request
@@ -525,12 +548,25 @@ private:
         return ops;
     }
 
+    // A result reaches writeback. A sharing master's results pass the communicate stage
+    // first and clear its enhanced scoreboard (memory results as the master's ack); a
+    // sharing slave acks its memory results to the master.
+    void release_(std::uint32_t slot, const issue::operands& writes, bool memory) {
+        if (cm_.master_shared()) {
+            cm_.complete(slot, writes.dsts, memory, now_);
+            return;
+        }
+        scoreboard_.release(slot, writes);
+        if (memory && cm_.slave_shared()) cm_.ack(slot, writes.dsts);
+    }
+
     void writeback_() {
+        if (cm_.master_shared()) cm_.retire_delayed(now_);
         for (std::size_t c = 0; c < units_.size(); ++c) {
             auto& cl = units_[c];
             while (cl.ready()) {
                 const payload pl = cl.take();
-                if (pl.writes.dsts != 0) scoreboard_.release(pl.slot, pl.writes);
+                if (pl.writes.dsts != 0) release_(pl.slot, pl.writes, false);
             }
         }
         while (!events_.empty() && events_.front().at <= now_) {
@@ -540,7 +576,7 @@ private:
             if (e.entry != no_entry_)
                 prt_reply_(e.entry);
             else if (e.writes.dsts != 0)
-                scoreboard_.release(e.slot, e.writes);
+                release_(e.slot, e.writes, true);
         }
         // Fills release the requests merged in their MSHR, one per cache per cycle.
         if (hier_) {
@@ -555,7 +591,7 @@ private:
     void prt_reply_(std::uint32_t id) {
         const std::uint32_t slot = prt_.warp(id);
         const issue::operands writes = pend_[id].writes;
-        if (prt_.reply(id) && writes.dsts != 0) scoreboard_.release(slot, writes);
+        if (prt_.reply(id) && writes.dsts != 0) release_(slot, writes, true);
     }
 
     // One reply from the reply port per cycle: fills, atomic data, write acknowledgements.
@@ -884,6 +920,7 @@ private:
     }
 
     void issue_() {
+        if (cm_.master_paused()) return; // the cluster ramps down: nothing issues
         std::uint32_t n = 0;
         enum cause { c_idle, c_fetch, c_barrier, c_scoreboard, c_unit, c_gated };
         int worst = c_idle;
@@ -903,12 +940,13 @@ private:
                 if (!v.ready) worst = std::max<int>(worst, c_unit);
             } else if (v.at_barrier) {
                 worst = std::max<int>(worst, c_barrier);
-            } else if (!v.valid) {
+            } else if (!v.valid || (cm_.master_grouped() && cm_.held(s))) {
+                // A warp held while the slaves compare its branch waits like one refetching.
                 worst = std::max<int>(worst, c_fetch);
             } else {
                 const auto& si = w.ibuf.front();
                 v.unit = si.unit;
-                const auto hz = scoreboard_.peek(s, operands_of(si));
+                const auto hz = peek_(s, operands_of(si));
                 v.long_latency = hz.long_latency;
                 if (hz.any()) {
                     worst = std::max<int>(worst, c_scoreboard);
@@ -952,7 +990,12 @@ private:
                 }
                 if (!w.resident || w.ibuf.empty() || source_.at_barrier(s)) continue;
                 const isa::static_inst si = w.ibuf.front();
-                if (!scoreboard_.can_issue(s, operands_of(si))) continue;
+                if (peek_(s, operands_of(si)).any()) continue;
+                if (cm_.master_grouped() && (cm_.held(s) || !cm_.link_free(si_words_(si)))) {
+                    if (!cm_.held(s)) cm_.note_link_full();
+                    refill = true;
+                    continue;
+                }
                 if (!unit_free_(si)) {
                     const bool wake =
                         gated_type_(si.unit) && type_wakeable_[type_of_(si.unit)] && round == 0;
@@ -1003,17 +1046,86 @@ private:
         }
     }
 
+    // ---- front-end sharing ------------------------------------------------------------------
+
+    // Hazards of `ops` on the scoreboard that tracks this SM's writes: the enhanced one of a
+    // sharing master, else its own.
+    [[nodiscard]] issue::hazard peek_(std::uint32_t s, const issue::operands& ops) const {
+        return cm_.master_shared() ? cm_.scoreboard().peek(s, ops) : scoreboard_.peek(s, ops);
+    }
+    // Branches, and exits that may leave a warp with fewer lanes, have their masks compared.
+    [[nodiscard]] static constexpr bool control_(const isa::static_inst& si) noexcept {
+        return si.is_branch || si.is_exit;
+    }
+    [[nodiscard]] std::uint32_t si_words_(const isa::static_inst& si) const noexcept {
+        return control_(si) ? cm_.branch_words() : 1U;
+    }
+    // What a control instruction left warp `s` with: its lanes and its next pc.
+    [[nodiscard]] reconfig::branch_outcome outcome_(std::uint32_t s,
+                                                    const isa::dynamic_inst<warp_size>& d) const {
+        reconfig::branch_outcome o;
+        if constexpr (requires { source_.stack(s).active().bits(); })
+            o.mask = source_.finished(s) ? 0 : source_.stack(s).active().bits();
+        else
+            o.mask = d.active.bits();
+        if constexpr (requires { source_.pc(s); })
+            o.target = source_.finished(s) ? ~std::uint32_t{0} : source_.pc(s);
+        return o;
+    }
+
+    // A sharing slave: its own bank-conflict replays first, then the master's instructions
+    // in order once their communicate stage is over, as many as the issue width allows. The
+    // oldest waits while its warp is at a barrier, replaying, has an operand in flight or
+    // finds its unit busy: the slave's back end may slip behind the master, never ahead.
+    void execute_commands_() {
+        if (ldst_free_())
+            for (std::uint32_t s = 0; s < warps_.size(); ++s)
+                if (warps_[s].resident && warps_[s].replays > 0) {
+                    replay_(s);
+                    break;
+                }
+        for (std::uint32_t k = 0; k < p_.issue_width; ++k) {
+            const cluster_command* c = cm_.due(now_);
+            if (c == nullptr) return;
+            const std::uint32_t s = c->slot;
+            auto& w = warps_[s];
+            const isa::static_inst* next = w.resident ? source_.peek(s, 0) : nullptr;
+            bool in_step = next != nullptr && next->opcode == c->opcode;
+            if constexpr (requires { source_.pc(s); }) in_step = in_step && source_.pc(s) == c->pc;
+            if (!in_step)
+                throw sim_error("front-end sharing: SM " + std::to_string(id_) + " warp slot " +
+                                std::to_string(s) + " is not at the master's instruction (pc " +
+                                std::to_string(c->pc) + ") in cycle " + std::to_string(now_));
+            const isa::static_inst si = *next;
+            if (source_.at_barrier(s) || w.replays > 0 ||
+                !scoreboard_.can_issue(s, operands_of(si)) || !unit_free_(si)) {
+                if (gated_type_(si.unit) && !unit_free_(si)) ++unplaced_[type_of_(si.unit)];
+                cm_.note_stall();
+                return;
+            }
+            issue_one_(s, si);
+            cm_.executed();
+        }
+    }
+
     void issue_one_(std::uint32_t s, const isa::static_inst& si) {
         auto& w = warps_[s];
         const auto d = source_.execute(s, exec_site{id_, now_});
         ++s_.warp_instructions;
         s_.thread_instructions += d.active.count();
         ++s_.issued_by_unit[isa::index(si.unit)];
-        w.ibuf.erase(w.ibuf.begin());
+        if (!w.ibuf.empty()) w.ibuf.erase(w.ibuf.begin()); // empty on a sharing slave
         const issue::operands writes = writes_of(si);
         const bool memory = si.mop != isa::mem_op::none;
-        if (writes.dsts != 0)
+        if (cm_.master_grouped()) {
+            // Every member's memory write is tracked until its ack (paper 000 II.A).
+            if (writes.dsts != 0) cm_.reserve(s, writes, memory);
+            cm_.issued(s, d.pc, si.opcode, control_(si), si_words_(si), now_);
+        } else if (writes.dsts != 0) {
             scoreboard_.reserve(s, writes, memory && si.space != isa::mem_space::shared);
+        }
+        if (control_(si) && (cm_.master_grouped() || cm_.slave_shared()))
+            cm_.branch(branch_report{s, d.pc, outcome_(s, d)});
         const exec::op_class oc = op_class_of(si);
         switch (si.unit) {
         case isa::unit_class::int_alu:
@@ -1174,6 +1286,7 @@ private:
     std::uint64_t now_ = 0;
     std::uint64_t next_age_ = 0;
     sm_stats s_;
+    cluster_member cm_; // front-end sharing (role none: not in a cluster)
     // The hierarchy's LD/ST side (minimal and unused with the ideal memory).
     bool hier_;
     l1_params l1_;
