@@ -53,6 +53,8 @@ struct mean_row {
     double int_savings = 0;
     double fp_savings = 0;
     double relative_cycles = 0;
+    double relative_energy = 0;      // SM energy through the power model / no gating
+    double unit_leakage_savings = 0; // INT + FP leakage energy saved (power model)
 };
 
 std::vector<mean_row> means(const std::vector<mix_result>& mixes) {
@@ -66,11 +68,17 @@ std::vector<mean_row> means(const std::vector<mix_result>& mixes) {
             r.int_savings += study::savings(m.runs[k].type[0], base.cycles);
             r.fp_savings += study::savings(m.runs[k].type[1], base.cycles);
             r.relative_cycles += study::ratio(m.runs[k].cycles, base.cycles);
+            r.relative_energy +=
+                base.sm_energy_j > 0 ? m.runs[k].sm_energy_j / base.sm_energy_j : 0;
+            r.unit_leakage_savings +=
+                base.unit_leakage_j > 0 ? 1 - m.runs[k].unit_leakage_j / base.unit_leakage_j : 0;
         }
         const auto n = static_cast<double>(mixes.size());
         r.int_savings /= n;
         r.fp_savings /= n;
         r.relative_cycles /= n;
+        r.relative_energy /= n;
+        r.unit_leakage_savings /= n;
         rows.push_back(r);
     }
     return rows;
@@ -152,6 +160,9 @@ json to_json(const std::vector<mix_result>& mixes, const study::setup& s) {
             jr["generated_instructions"] = r.generated;
             jr["ipc"] = study::ratio(r.sm.warp_instructions, r.cycles);
             jr["gated_stall_cycles"] = r.sm.stalls.gated;
+            jr["sm_energy_j"] = r.sm_energy_j;
+            jr["relative_sm_energy"] = base.sm_energy_j > 0 ? r.sm_energy_j / base.sm_energy_j : 0;
+            jr["unit_leakage_j"] = r.unit_leakage_j;
             for (std::size_t t = 0; t < 2; ++t)
                 jr[type_name(t)] =
                     type_json(r.type[t], conv.type[t], base.cycles, s.sm.gating.break_even);
@@ -164,7 +175,9 @@ json to_json(const std::vector<mix_result>& mixes, const study::setup& s) {
         j["means"].push_back(json{{"technique", r.technique},
                                   {"int_static_energy_savings", r.int_savings},
                                   {"fp_static_energy_savings", r.fp_savings},
-                                  {"relative_cycles", r.relative_cycles}});
+                                  {"relative_cycles", r.relative_cycles},
+                                  {"relative_sm_energy", r.relative_energy},
+                                  {"unit_leakage_energy_savings", r.unit_leakage_savings}});
     return j;
 }
 
@@ -259,10 +272,14 @@ void print_table(const std::vector<mix_result>& mixes, const study::setup& s) {
                 "21.5%% / 35.2%%, Naive Blackout 27.8%% / 41.1%%, Coordinated Blackout 31.5%% / "
                 "45.6%%, Warped Gates 31.6%% / 46.5%%)\n",
                 mixes.size());
-    std::printf("  %-21s %8s %8s %8s\n", "technique", "INT sav", "FP sav", "cycles");
+    std::printf("  %-21s %8s %8s %8s %10s %10s\n", "technique", "INT sav", "FP sav", "cycles",
+                "SM energy", "unit leak");
     for (const auto& r : means(mixes))
-        std::printf("  %-21s %7.1f%% %7.1f%% %8.4f\n", r.technique.c_str(), 100 * r.int_savings,
-                    100 * r.fp_savings, r.relative_cycles);
+        std::printf("  %-21s %7.1f%% %7.1f%% %8.4f %10.4f %9.1f%%\n", r.technique.c_str(),
+                    100 * r.int_savings, 100 * r.fp_savings, r.relative_cycles, r.relative_energy,
+                    100 * r.unit_leakage_savings);
+    std::printf("  (SM energy: the SM's energy through the power model relative to no gating; "
+                "unit leak: INT + FP leakage energy saved, power model)\n");
 }
 
 } // namespace

@@ -3,6 +3,8 @@
 // seeded instruction streams under each technique, and the figures of Figs. 3 and 8-10
 // computed from the gating controllers' counters.
 
+#include "../power/gpu_activity.hpp"
+
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/histogram.hpp>
 #include <warpkit/core/rng.hpp>
@@ -19,6 +21,9 @@
 #include <warpkit/issue/gates.hpp>
 #include <warpkit/issue/two_level.hpp>
 #include <warpkit/mem/line_coalescer.hpp>
+#include <warpkit/power/activity.hpp>
+#include <warpkit/power/component.hpp>
+#include <warpkit/power/model.hpp>
 
 #include <array>
 #include <cstddef>
@@ -75,7 +80,38 @@ struct run_result {
     wk::gpu::sm_stats sm{};
     std::uint64_t generated = 0;       // warp instructions the source generated
     std::array<type_result, 2> type{}; // INT, FP
+    // Through the power model (paper 001, GTX480 defaults) at 700 MHz: the SM's energy and
+    // the INT + FP units' leakage energy (powered-off cycles draw no leakage).
+    double sm_energy_j = 0;
+    double unit_leakage_j = 0;
 };
+
+/// The SM's energy and its INT + FP leakage energy through the power model: the SM counters
+/// mapped as warpkit-power maps them (examples/power/gpu_activity.hpp), the INT / FP
+/// leakage switched off as the gating controllers' static-energy accounting says.
+template <class Sm>
+void add_energy(run_result& r, const Sm& sm) {
+    namespace wp = wk::power;
+    wp::activity a;
+    a.cycles = r.cycles;
+    a.sms.push_back(example::detail::map_sm(sm, example::mapping_params{}));
+    // Leakage switched off as the gating controllers account it: powered-off cycles less the
+    // wake-up overhead (static_energy counts a wake-up as break-even cycles of leakage).
+    const auto off = [&](const type_result& t) -> std::uint64_t {
+        if (t.clusters == 0) return 0;
+        const std::uint64_t on = t.static_energy / t.clusters;
+        return on >= r.cycles ? 0 : r.cycles - on;
+    };
+    a.sms[0].leakage_off_cycles[wp::index(wp::component::int_alu)] = off(r.type[0]);
+    a.sms[0].leakage_off_cycles[wp::index(wp::component::fp)] = off(r.type[1]);
+    const wp::model pm;
+    const auto b = pm.evaluate(a);
+    const auto& s = b.sms.at(0);
+    r.sm_energy_j = s.total_w() * b.seconds;
+    r.unit_leakage_j = (s.leakage_w[wp::index(wp::component::int_alu)] +
+                        s.leakage_w[wp::index(wp::component::fp)]) *
+                       b.seconds;
+}
 
 /// Runs the workload `w` on one SM with Scheduler and Gating; blocks are started as slots free
 /// up (at most w.max_blocks_per_sm at a time when set).
@@ -138,6 +174,7 @@ run_result run(const std::string& technique, const setup& s, const wk::gpu::synt
         tr.final_idle_detect = sm.idle_detect(u);
         tr.adaptation = sm.adaptation(u);
     }
+    add_energy(r, sm);
     return r;
 }
 
