@@ -10,6 +10,7 @@
 
 #include <charconv>
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <sstream>
@@ -91,6 +92,42 @@ std::string int_range() {
            std::to_string(+std::numeric_limits<T>::max()) + "]";
 }
 
+/// True when `s` is well-formed UTF-8 (no overlong forms, surrogates or code points past
+/// U+10FFFF): the only strings params_to_json can hold and nlohmann::json can write.
+[[nodiscard]] constexpr bool valid_utf8(std::string_view s) noexcept {
+    std::size_t i = 0;
+    while (i < s.size()) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        std::size_t n = 0;
+        unsigned char lo = 0x80;
+        unsigned char hi = 0xBF;
+        if (c < 0x80) {
+            ++i;
+            continue;
+        }
+        if (c >= 0xC2 && c <= 0xDF) {
+            n = 1;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            n = 2;
+            lo = c == 0xE0 ? 0xA0 : 0x80;
+            hi = c == 0xED ? 0x9F : 0xBF;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            n = 3;
+            lo = c == 0xF0 ? 0x90 : 0x80;
+            hi = c == 0xF4 ? 0x8F : 0xBF;
+        } else {
+            return false;
+        }
+        if (s.size() - i <= n) return false;
+        for (std::size_t k = 1; k <= n; ++k) {
+            const auto b = static_cast<unsigned char>(s[i + k]);
+            if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xBF)) return false;
+        }
+        i += n + 1;
+    }
+    return true;
+}
+
 /// Parses `text` into `out`; throws config_error naming `path` when it is not a valid value.
 template <class T>
 void leaf_from_text(std::string_view path, std::string_view text, T& out) {
@@ -156,6 +193,8 @@ void leaf_from_text(std::string_view path, std::string_view text, T& out) {
             fail("a finite number");
         out = v;
     } else if constexpr (std::is_same_v<T, std::string>) {
+        // JSON (params_to_json) cannot hold other bytes; reject them here, naming the field.
+        if (!valid_utf8(text)) fail("UTF-8 text");
         out = std::string(text);
     } else {
         static_assert(std::is_same_v<T, void>, "unsupported params field type");
