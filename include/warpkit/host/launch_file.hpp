@@ -578,23 +578,39 @@ inline param_spec param_at(const nlohmann::json& j, std::string_view path,
 [[nodiscard]] inline launch_spec parse_launch_text(std::string_view text,
                                                    const std::filesystem::path& file) {
     nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
-        // nlohmann reports the byte index (1-based) of the last character it read.
-        const std::size_t at = std::min(e.byte == 0 ? 0 : e.byte - 1, text.size());
+    // A parse_error at byte index `at` (0-based) of the text.
+    const auto fail_at = [&](std::size_t at, const std::string& msg) {
+        at = std::min(at, text.size());
         const auto newlines =
             std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n');
         const std::size_t line = 1 + static_cast<std::size_t>(newlines);
         const std::size_t nl = at == 0 ? std::string_view::npos : text.rfind('\n', at - 1);
         const std::size_t column = nl == std::string_view::npos ? at + 1 : at - nl;
+        throw parse_error(file.string(), line, column, msg);
+    };
+    try {
+        j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+        // nlohmann reports the byte index (1-based) of the last character it read.
         std::string msg = e.what();
         // Keep nlohmann's description, drop its own "[json.exception...] ... column n: " prefix.
         if (const auto c = msg.find("column "); c != std::string::npos) {
             if (const auto colon = msg.find(": ", c); colon != std::string::npos)
                 msg = msg.substr(colon + 2);
         }
-        throw parse_error(file.string(), line, column, msg);
+        fail_at(e.byte == 0 ? 0 : e.byte - 1, msg);
+    } catch (const nlohmann::json::exception& e) {
+        // A number too large for a double ("number overflow parsing '1e999'") is an
+        // out_of_range without a position: point at the first occurrence of the token.
+        std::string msg = e.what();
+        if (const auto close = msg.find("] "); close != std::string::npos)
+            msg = msg.substr(close + 2);
+        std::size_t at = 0;
+        const auto q1 = msg.find('\'');
+        const auto q2 = q1 == std::string::npos ? q1 : msg.find('\'', q1 + 1);
+        if (q2 != std::string::npos && q2 > q1 + 1)
+            at = text.find(std::string_view(msg).substr(q1 + 1, q2 - q1 - 1));
+        fail_at(at == std::string_view::npos ? 0 : at, msg);
     }
     return parse_launch(j, file.parent_path());
 }
