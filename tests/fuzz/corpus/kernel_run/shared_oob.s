@@ -1,0 +1,5 @@
+.block 32
+.shared 64
+MVI r1, 64
+LD r2, r1
+EXIT

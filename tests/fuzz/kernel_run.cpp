@@ -1,0 +1,78 @@
+// Fuzz target: whole-kernel execution of warpkit-ISA programs on a small GPU.
+//
+// The input is assembler text; what does not assemble or is not a runnable kernel (a
+// config_error from isa_kernel) is skipped. A kernel that does runs functionally (bounded
+// warp instructions) and timed on a two-SM GPU (bounded cycles, short watchdog): odd input
+// sizes on the Fermi preset (memory hierarchy, GTO, PDOM stack), even ones on the Tesla
+// preset (ideal memory, round robin, SSY stack). Every run ends, by completing or by a
+// warpkit::error (kernel fault, watchdog, deadlock, max_cycles, a launch that cannot fit);
+// nothing else may escape. Laws: a completed timed run finished every block within
+// max_cycles; a completed functional run ran every block within its instruction budget.
+#include "fuzz.hpp"
+
+#include <warpkit/gpu/functional.hpp>
+#include <warpkit/gpu/global_memory.hpp>
+#include <warpkit/gpu/gpu.hpp>
+#include <warpkit/gpu/isa_kernel.hpp>
+#include <warpkit/gpu/presets.hpp>
+#include <warpkit/isa/assembler.hpp>
+#include <warpkit/simt/pdom_stack.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace {
+
+using namespace warpkit;
+
+constexpr std::uint64_t max_cycles = 20000;
+constexpr std::uint64_t watchdog_cycles = 500;
+constexpr std::uint64_t max_warp_instructions = 20000;
+
+template <class Preset>
+void run_timed(const gpu::isa_kernel& k) {
+    auto p = Preset::params();
+    p.sms = 2;
+    p.cluster_size = 1;
+    p.watchdog_cycles = watchdog_cycles;
+    p.max_cycles = max_cycles;
+    gpu::global_memory mem;
+    gpu::load_data(k, mem);
+    gpu::run_stats rs;
+    if (!fuzz::expect_errors([&] {
+            gpu::gpu<Preset> g(p);
+            rs = g.run(k, mem);
+        }))
+        return;
+    WARPKIT_FUZZ_LAW(rs.cycles <= max_cycles);
+    WARPKIT_FUZZ_LAW(rs.total.blocks_completed == k.blocks());
+    WARPKIT_FUZZ_LAW(rs.per_sm.size() == p.sms);
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    isa::program prog;
+    if (!fuzz::expect_errors([&] { prog = isa::assemble(fuzz::as_text(data, size), "<fuzz>"); }))
+        return 0;
+    std::optional<gpu::isa_kernel> k;
+    if (!fuzz::expect_errors([&] { k.emplace(prog); })) return 0;
+
+    gpu::functional_params fp;
+    fp.max_warp_instructions = max_warp_instructions;
+    gpu::global_memory mem;
+    gpu::load_data(*k, mem);
+    gpu::functional_stats fs;
+    if (fuzz::expect_errors([&] { fs = gpu::run_functional<32>(*k, mem, fp); })) {
+        WARPKIT_FUZZ_LAW(fs.blocks == k->blocks());
+        WARPKIT_FUZZ_LAW(fs.warp_instructions <= max_warp_instructions);
+    }
+
+    if (size % 2 == 1)
+        run_timed<gpu::fermi_gtx480>(*k);
+    else
+        run_timed<gpu::tesla_seed004>(*k);
+    return 0;
+}
