@@ -231,6 +231,41 @@ TEST_CASE_TEMPLATE("a timed run executes exactly the instructions of the functio
     }
 }
 
+TEST_CASE_TEMPLATE("a warp switching to its other divergent path issues what it executes", P,
+                   gpu::fermi_gtx480, gpu::tesla_seed004, gpu::amoeba_48) {
+    // Even lanes run FADD, SIN and reach the sync point `join`; the stack then moves the warp
+    // back to `loop` for the odd lanes without a branch. The instruction buffer must not
+    // hold `join`'s STG then: the SM checks each issued decode against what executed.
+    const auto p = isa::assemble(".grid 2\n.block 64\n"
+                                 "    LDS r1, %laneid\n"
+                                 "    MVI r2, 1\n"
+                                 "    AND r3, r1, r2\n"
+                                 "    SSY join\n"
+                                 "    BEQ r3, even\n"
+                                 "loop: SUB r1, r1, r2\n"
+                                 "    BNE r1, loop\n"
+                                 "    BEQ r0, join\n"
+                                 "even: FADD r4, r1, r2\n"
+                                 "    SIN r5, r4\n"
+                                 "join: STG r0, r1\n"
+                                 "    EXIT\n");
+    gpu::isa_kernel k(p);
+    gpu::global_memory m1;
+    const auto f = gpu::run_functional<32, typename P::stack>(k, m1);
+    for (const std::uint32_t depth : {1U, 2U, 4U, 8U}) {
+        CAPTURE(depth);
+        auto gp = P::params();
+        gp.sm.ibuffer_depth = depth;
+        gpu::gpu<P> g(gp);
+        gpu::global_memory m2;
+        const auto t = g.run(k, m2);
+        CHECK(t.total.warp_instructions == f.warp_instructions);
+        CHECK(t.total.thread_instructions == f.thread_instructions);
+        for (std::size_t u = 0; u < isa::unit_class_count; ++u)
+            CHECK(t.total.issued_by_unit[u] == f.by_unit[u]);
+    }
+}
+
 TEST_CASE("a kernel that never ends is stopped by the watchdog with its position") {
     const auto p = isa::assemble(".grid 1\n.block 32\nMVI r1, 0\nloop: BEQ r1, loop\nEXIT\n");
     gpu::isa_kernel k(p);

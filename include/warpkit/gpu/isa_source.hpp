@@ -31,18 +31,13 @@ public:
 
     [[nodiscard]] bool finished(std::uint32_t slot) const { return warps_.at(slot).finished(); }
     [[nodiscard]] bool at_barrier(std::uint32_t slot) const { return warps_.at(slot).at_barrier; }
-    /// The i-th instruction the warp in `slot` will execute if no control instruction comes
-    /// first; nullptr beyond a control instruction, past the end, or for a finished warp.
+    /// The i-th instruction the warp in `slot` will execute if no control instruction or
+    /// reconvergence point comes first; nullptr beyond one, past the end, or for a finished
+    /// warp.
     [[nodiscard]] const isa::static_inst* peek(std::uint32_t slot, std::size_t i) const {
         const auto& w = warps_.at(slot);
         if (w.finished()) return nullptr;
-        const std::size_t pc = w.stack.pc();
-        for (std::size_t k = 0; k < i; ++k) {
-            if (pc + k >= k_->size()) return nullptr;
-            const auto& s = k_->static_at(pc + k);
-            if (s.is_branch || s.is_barrier || s.is_exit) return nullptr;
-        }
-        return pc + i < k_->size() ? &k_->static_at(pc + i) : nullptr;
+        return peek_fall_through(*k_, w.stack.pc(), reconvergence_boundary(w.stack), i);
     }
     /// Executes the warp's next instruction.
     isa::dynamic_inst<WarpSize> execute(std::uint32_t slot, exec_site site) {

@@ -94,15 +94,7 @@ public:
     [[nodiscard]] const isa::static_inst* peek(std::uint32_t slot, std::size_t i) const {
         const auto& w = warps_.at(slot);
         if (w.stack.finished()) return nullptr;
-        const std::size_t pc = w.stack.pc();
-        const simt::pc_type stop = boundary_(w.stack);
-        for (std::size_t k = 0; k < i; ++k) {
-            if (pc + k >= k_->size()) return nullptr;
-            const auto& s = k_->static_at(pc + k);
-            if (s.is_branch || s.is_barrier || s.is_exit) return nullptr;
-            if (pc + k + 1 == stop) return nullptr;
-        }
-        return pc + i < k_->size() ? &k_->static_at(pc + i) : nullptr;
+        return peek_fall_through(*k_, w.stack.pc(), reconvergence_boundary(w.stack), i);
     }
 
     /// Executes the warp's next instruction.
@@ -300,20 +292,6 @@ private:
         ptx::space sp = ptx::space::global;
         std::uint64_t addr = 0;
     };
-
-    // The pc at which the running path stops being the fall-through of the current one.
-    [[nodiscard]] static simt::pc_type boundary_(const Stack& s) {
-        if constexpr (requires { s.entries(); }) {
-            const auto e = s.entries();
-            if (e.empty()) return simt::no_pc;
-            if constexpr (simt::sync_point_stack<Stack>)
-                return e.back().sync_pc;
-            else
-                return e.back().rpc;
-        } else {
-            return simt::no_pc;
-        }
-    }
 
     [[noreturn]] void fault_(std::size_t pc, const std::string& what) const {
         throw sim_error(k_->where(pc) + ": " + what + " (kernel `" + k_->name() + "`, block " +

@@ -1119,6 +1119,13 @@ private:
     void issue_one_(std::uint32_t s, const isa::static_inst& si) {
         auto& w = warps_[s];
         const auto d = source_.execute(s, exec_site{id_, now_});
+        if (d.si.opcode != si.opcode || d.si.unit != si.unit || d.si.mop != si.mop)
+            throw sim_error("SM " + std::to_string(id_) + " warp slot " + std::to_string(s) +
+                            " issued a decoded instruction (opcode " + std::to_string(si.opcode) +
+                            ") that is not the one it executed (" + std::to_string(d.si.opcode) +
+                            " at pc " + std::to_string(d.pc) + ") in cycle " +
+                            std::to_string(now_) +
+                            ": the instruction source's peek ran past where the warp went");
         ++s_.warp_instructions;
         s_.thread_instructions += d.active.count();
         ++s_.issued_by_unit[isa::index(si.unit)];
