@@ -1,7 +1,10 @@
 // warpkit-amoeba: AMOEBA's scalability predictor (paper 002, Section 4.1) from the command line.
 //   predict  --coeffs table2|FILE --metrics key=value,...   scale_up / scale_out and P(scale up)
 //   train    DATA.csv [--l2 LAMBDA]                          fit coefficients to offline data
+//   study    [--kernels DIR] [--cuda DIR] [--coeffs ...]       baseline, scale-up, static fuse
 // Each subcommand is one add_* function below; main() only registers and dispatches them.
+#include "study.hpp"
+
 #include <warpkit/core/error.hpp>
 #include <warpkit/reconfig/coefficient_file.hpp>
 #include <warpkit/reconfig/logistic_fit.hpp>
@@ -238,6 +241,7 @@ int main(int argc, char** argv) {
     std::function<int()> run;
     add_predict(app, run);
     add_train(app, run);
+    add_study(app, run);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -256,6 +260,9 @@ int main(int argc, char** argv) {
     } catch (const warpkit::config_error& e) {
         std::cerr << "warpkit-amoeba: " << e.what() << '\n';
         return 2;
+    } catch (const warpkit::error& e) {
+        std::cerr << "warpkit-amoeba: " << e.what() << '\n';
+        return 1;
     } catch (const std::exception& e) {
         std::cerr << "warpkit-amoeba: " << e.what() << '\n';
         return 1;

@@ -12,18 +12,13 @@
 // do not split into clusters of 2 or 4. Every kernel's output must be the same with and
 // without sharing; a difference is reported and makes the exit status 1.
 #include "../common/gpu_runner.hpp"
+#include "../common/study_kernels.hpp"
 #include "energy.hpp"
 
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/stats.hpp>
-#include <warpkit/gpu/functional.hpp>
 #include <warpkit/gpu/presets.hpp>
-#include <warpkit/host/device.hpp>
-#include <warpkit/host/launch_file.hpp>
-#include <warpkit/host/launch_runner.hpp>
-#include <warpkit/ptx/launch.hpp>
-#include <warpkit/ptx/parser.hpp>
 #include <warpkit/reconfig/front_end_sharing.hpp>
 
 #include <CLI/CLI.hpp>
@@ -41,7 +36,6 @@ namespace {
 
 namespace wk = warpkit;
 namespace rc = warpkit::reconfig;
-namespace fs = std::filesystem;
 using preset = wk::gpu::fermi_gtx480;
 
 // One configuration's run of one kernel.
@@ -52,13 +46,7 @@ struct result {
     wk::gpu::global_memory mem; // final device memory
 };
 
-// One kernel of the study: how to run it on given params.
-struct study_kernel {
-    std::string name;
-    std::string kind; // "isa" or "ptx"
-    fs::path file;
-    fs::path launch; // ptx only
-};
+using example::study_kernel;
 
 // Runs a launchable kernel once on `p`, adding its cycles, cluster counters and energy.
 template <class K>
@@ -74,64 +62,13 @@ void run_once(const K& k, wk::gpu::global_memory& mem, const wk::gpu::gpu_params
     out.energy += example::fs::energy(sms, rs.cycles, rs.sharing, p.sharing, members, ep);
 }
 
-result run_isa(const study_kernel& sk, const wk::gpu::gpu_params& p,
-               const example::fs::energy_params& ep) {
-    const wk::gpu::isa_kernel k(example::load_program(sk.file.string()));
+result run_kernel(const study_kernel& sk, const wk::gpu::gpu_params& p,
+                  const example::fs::energy_params& ep) {
     result r;
-    wk::gpu::load_data(k, r.mem);
-    if (sk.name != "bfs") {
-        run_once(k, r.mem, p, ep, r);
-        return r;
-    }
-    // The host loop of bfs.s: clear the changed flag (param 5), launch, until it stays 0.
-    const std::uint32_t changed = k.config().params.at(5);
-    for (int launch = 0; launch < 1000; ++launch) {
-        r.mem.store(changed, 0);
-        run_once(k, r.mem, p, ep, r);
-        if (r.mem.load(changed) == 0) return r;
-    }
-    throw wk::sim_error("bfs.s: the frontier never emptied");
-}
-
-result run_ptx(const study_kernel& sk, const wk::gpu::gpu_params& p,
-               const example::fs::energy_params& ep) {
-    const auto m = wk::ptx::read_ptx(sk.file);
-    const auto spec = wk::host::read_launch(sk.launch);
-    wk::host::device dev("fermi_gtx480");
-    const auto k = dev.prepare(m, sk.name);
-    const auto bufs = wk::host::allocate(dev, spec);
-    auto params = wk::host::pack(k, spec, bufs);
-    const wk::ptx::launch l(k, spec.grid, spec.block, std::move(params), spec.shared_bytes,
-                            static_cast<std::uint32_t>(preset::warp_size));
-    result r;
-    run_once(l, dev.memory(), p, ep, r);
-    r.mem = dev.memory();
+    r.mem = example::run_kernel(
+        sk, static_cast<std::uint32_t>(preset::warp_size), "fermi_gtx480",
+        [&](const auto& k, wk::gpu::global_memory& mem) { run_once(k, mem, p, ep, r); });
     return r;
-}
-
-std::vector<study_kernel> find_kernels(const std::string& isa_dir, const std::string& cuda_dir,
-                                       bool ptx) {
-    std::vector<study_kernel> out;
-    if (!fs::is_directory(isa_dir)) throw wk::error("no kernel directory '" + isa_dir + "'");
-    for (const auto& e : fs::directory_iterator(isa_dir))
-        if (e.path().extension() == ".s")
-            out.push_back({e.path().stem().string(), "isa", e.path(), {}});
-    if (ptx) {
-        if (!fs::is_directory(cuda_dir))
-            throw wk::error("no CUDA kernel directory '" + cuda_dir + "'");
-        for (const auto& e : fs::directory_iterator(cuda_dir)) {
-            if (e.path().extension() != ".ptx") continue;
-            fs::path launch = e.path();
-            launch.replace_extension(".launch.json");
-            if (fs::exists(launch))
-                out.push_back({e.path().stem().string(), "ptx", e.path(), launch});
-        }
-    }
-    std::sort(out.begin(), out.end(), [](const study_kernel& a, const study_kernel& b) {
-        return a.kind != b.kind ? a.kind < b.kind : a.name < b.name;
-    });
-    if (out.empty()) throw wk::error("no kernels found in '" + isa_dir + "'");
-    return out;
 }
 
 double pct(double part, double whole) {
@@ -170,9 +107,9 @@ int run_study(const std::vector<study_kernel>& kernels, const std::vector<std::u
             p.cluster_size = s;
             wk::validate(p);
             row rw;
-            rw.kernel = sk.kind == "ptx" ? sk.name + ".ptx" : sk.name + ".s";
+            rw.kernel = sk.label();
             rw.s = s;
-            rw.r = sk.kind == "ptx" ? run_ptx(sk, p, ep) : run_isa(sk, p, ep);
+            rw.r = run_kernel(sk, p, ep);
             if (s == sizes.front()) base = rw.r;
             rw.same = rw.r.mem == base.mem;
             all_same = all_same && rw.same;
@@ -297,7 +234,7 @@ int main(int argc, char** argv) {
             if (sms == 0 || sms % s != 0)
                 throw wk::config_error("sms", std::to_string(sms),
                                        "a multiple of cluster size " + std::to_string(s));
-        const auto kernels = find_kernels(isa_dir, cuda_dir, !no_ptx);
+        const auto kernels = example::find_kernels(isa_dir, cuda_dir, !no_ptx);
         return run_study(kernels, sizes, sms, overrides, ep, csv_out);
     } catch (const wk::error& e) {
         std::cerr << "warpkit-fs: " << e.what() << '\n';

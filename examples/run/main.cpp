@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> overrides;
     std::string json_out;
     bool print_params = false;
-    app.add_option("--preset", preset, "fermi_gtx480, tesla_seed004 or amoeba_48");
+    app.add_option("--preset", preset, "fermi_gtx480, tesla_seed004, amoeba_48 or amoeba_48_fused");
     auto* isa =
         app.add_option("--kernel", kernel, "warpkit-ISA kernel: assembly (.s) or image (.hex)");
     auto* ptx = app.add_option("--ptx", ptx_file, "PTX file (nvcc -ptx output)");
@@ -121,7 +121,7 @@ int main(int argc, char** argv) {
             return 0;
         }
         if (kernel.empty()) throw wk::error("give --kernel FILE or --ptx FILE (see --help)");
-        wk::gpu::isa_kernel k(example::load_program(kernel));
+        wk::gpu::isa_kernel k(example::load_program(kernel), wk::gpu::preset_warp_size(preset));
         wk::gpu::global_memory mem;
         wk::gpu::load_data(k, mem);
         std::cerr << "running " << kernel << " on " << preset << " (" << k.blocks() << " blocks of "

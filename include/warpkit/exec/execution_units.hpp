@@ -122,7 +122,9 @@ public:
         return std::nullopt;
     }
     /// Issues to the first free cluster of class `o`; returns its index, or nothing if none.
-    std::optional<std::size_t> issue(op_class o, Payload value, warp_mask active) {
+    /// `active`: the warp's active threads (warps of up to max_warp_size threads).
+    template <std::size_t N>
+    std::optional<std::size_t> issue(op_class o, Payload value, lane_mask<N> active) {
         const auto i = find_free(o);
         if (i) clusters_[*i].issue(o, std::move(value), active);
         return i;

@@ -20,8 +20,12 @@
 
 namespace warpkit::exec {
 
-/// Threads per warp executed by a cluster.
+/// Threads per warp of the clusters' reference shape (lanes divide it; a warp of up to
+/// max_warp_size threads, such as the 64-thread warps of a fused AMOEBA SM, takes
+/// proportionally more lane passes).
 inline constexpr std::uint32_t warp_size = 32;
+/// The widest warp a cluster executes.
+inline constexpr std::uint32_t max_warp_size = 64;
 
 /// Shape of one cluster. An SP's INT or FP cluster has 16 lanes clocked at twice the core
 /// clock, so a 32-thread warp passes through it in two lane passes within one core cycle;
@@ -44,8 +48,9 @@ struct cluster_stats {
     std::uint64_t powered_off_cycles = 0; ///< cycles with the sleep switch open
     std::uint64_t thread_ops = 0;         ///< active threads summed over issued instructions
     std::uint64_t lane_slots = 0;         ///< lanes x passes summed over issued instructions
-    histogram<33> active_threads{};       ///< issued instructions by active thread count
-    std::vector<std::uint64_t> lane_ops;  ///< thread operations executed by each physical lane
+    /// Issued instructions by active thread count (the last bin: 32 or more).
+    histogram<33> active_threads{};
+    std::vector<std::uint64_t> lane_ops; ///< thread operations executed by each physical lane
 };
 
 } // namespace warpkit::exec
@@ -73,8 +78,10 @@ public:
 
     [[nodiscard]] isa::unit_class kind() const noexcept { return p_.kind; }
     [[nodiscard]] std::uint32_t lanes() const noexcept { return p_.lanes; }
-    /// Lane passes a full warp needs (32 / lanes).
-    [[nodiscard]] std::uint32_t passes() const noexcept { return warp_size / p_.lanes; }
+    /// Lane passes a full warp of `width` threads needs (width / lanes, at least 1).
+    [[nodiscard]] std::uint32_t passes(std::uint32_t width = warp_size) const noexcept {
+        return width <= p_.lanes ? 1 : width / p_.lanes;
+    }
 
     /// True if opcode class `o` runs on this cluster.
     [[nodiscard]] bool accepts(op_class o) const noexcept { return unit_.accepts(o); }
@@ -82,13 +89,16 @@ public:
     [[nodiscard]] bool can_issue(op_class o) const noexcept {
         return powered_ && unit_.can_issue(o);
     }
-    /// Issues a warp instruction of class `o` with the given active threads.
-    void issue(op_class o, Payload value, warp_mask active) {
+    /// Issues a warp instruction of class `o` with the given active threads (a warp of N
+    /// threads, N <= max_warp_size; thread t runs on lane t mod lanes).
+    template <std::size_t N>
+    requires(N >= 1 && N <= max_warp_size) void issue(op_class o, Payload value,
+                                                      lane_mask<N> active) {
         WARPKIT_EXPECTS(powered_);
         unit_.issue(o, std::move(value));
         const auto n = static_cast<std::uint64_t>(active.count());
         stats_.thread_ops += n;
-        stats_.lane_slots += std::uint64_t{p_.lanes} * passes();
+        stats_.lane_slots += std::uint64_t{p_.lanes} * passes(static_cast<std::uint32_t>(N));
         stats_.active_threads.add(n);
         const std::uint32_t mask = p_.lanes - 1; // lanes is a power of two
         active.for_each([&](std::size_t t) { ++stats_.lane_ops[t & mask]; });

@@ -115,15 +115,20 @@ public:
     template <class K>
     using sample_hook_for = std::function<void(std::uint64_t, std::span<const sm_for<K>>, bool)>;
     using sample_hook = sample_hook_for<isa_kernel>;
+    /// Called with the kernel block index, the SM that ran it and the cycle it completed in.
+    template <class K>
+    using block_hook_for = std::function<void(std::uint32_t, const sm_for<K>&, std::uint64_t)>;
+    using block_hook = block_hook_for<isa_kernel>;
 
     /// Runs `k` to completion. Throws sim_error on a kernel fault, when the watchdog sees no
     /// progress (with every warp's state), or past max_cycles. `observe(sm)` is called for
     /// each SM after the run (stats of the parts); `sample(cycles, sms, done)` every
-    /// sample_cycles cycles and once more at the end (done: the SMs are finished).
+    /// sample_cycles cycles and once more at the end (done: the SMs are finished);
+    /// `block_done(block, sm, cycle)` when a block completes (AMOEBA samples its first CTA).
     template <launchable_kernel K>
     run_stats run(const K& k, global_memory& mem,
                   const std::function<void(const sm_for<K>&)>& observe = {},
-                  const sample_hook_for<K>& sample = {}) {
+                  const sample_hook_for<K>& sample = {}, const block_hook_for<K>& block_done = {}) {
         using sm_k = sm_for<K>;
         using source_k = source_of_t<K, warp_size, typename Policies::stack>;
         if (k.warp_size() != warp_size)
@@ -184,7 +189,10 @@ public:
             if (fs) fs->before_tick(sms, cycle);
             std::uint64_t issued = 0;
             for (auto& s : sms) {
-                s.tick([&](std::uint32_t) { disp.retire(s.id()); });
+                s.tick([&](std::uint32_t b) {
+                    disp.retire(s.id());
+                    if (block_done) block_done(b, s, cycle);
+                });
                 issued += s.warp_instructions();
             }
             if (fs) fs->after_tick(sms, cycle);

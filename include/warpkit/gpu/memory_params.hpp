@@ -21,6 +21,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -109,11 +110,14 @@ struct network_params {
     /// Paper 002's 8 x 7 mesh of 2-stage routers, 128-bit channels, request / reply subnets.
     noc::mesh_params mesh = noc::amoeba_48sm();
     /// Network node of each L2 slice (empty: the nodes after the SMs); SMs take the other
-    /// nodes in increasing order.
+    /// nodes in increasing order unless `sm_nodes` places them.
     std::vector<std::uint32_t> slice_nodes{};
+    /// Network node of each SM (empty: see slice_nodes). A fused AMOEBA GPU places its SMs
+    /// on the nodes of the scale-out SMs they replace (gpu/fusion.hpp).
+    std::vector<std::uint32_t> sm_nodes{};
     std::uint32_t header_bytes = 8; ///< address and command bytes of every packet
     WARPKIT_FIELDS(network_params, model, ideal, ideal_flit_bytes, crossbar, mesh, slice_nodes,
-                   header_bytes)
+                   sm_nodes, header_bytes)
 
     void validate() const {
         check_range("ideal_flit_bytes", ideal_flit_bytes, 1u, 4096u);
@@ -210,6 +214,78 @@ struct memory_params {
         return partition.partitions() * partition.slices;
     }
 };
+
+/// Where the SMs and L2 slices of a GPU sit on its network.
+struct node_placement {
+    std::vector<std::uint32_t> slices; ///< node of each L2 slice
+    std::vector<std::uint32_t> sms;    ///< node of each SM
+    std::uint32_t nodes = 0;           ///< nodes of the network
+};
+
+/// Places `sms` SMs and the L2 slices of `p` on its network (see network_params::slice_nodes
+/// and sm_nodes). Throws config_error naming the field when the nodes do not fit or collide.
+[[nodiscard]] inline node_placement place_nodes(const memory_params& p, std::uint32_t sms) {
+    const std::uint32_t n = p.slices();
+    const std::uint32_t need = sms + n;
+    node_placement pl;
+    pl.nodes = need;
+    switch (p.noc.model) {
+    case network_model::crossbar:
+        check(need <= 64, "noc.crossbar.nodes", need, "<= 64 (SMs + L2 slices)");
+        break;
+    case network_model::mesh:
+        pl.nodes = p.noc.mesh.cols * p.noc.mesh.rows;
+        check(need <= pl.nodes, "noc.mesh",
+              std::to_string(p.noc.mesh.cols) + " x " + std::to_string(p.noc.mesh.rows),
+              "at least " + std::to_string(need) + " nodes (SMs + L2 slices)");
+        break;
+    default:
+        break;
+    }
+    const std::uint32_t nodes = pl.nodes;
+    std::vector<std::uint8_t> taken(nodes, 0);
+    const auto take = [&](const char* field, std::uint32_t v) {
+        check(v < nodes && taken[v] == 0, field, v,
+              "distinct nodes below " + std::to_string(nodes));
+        taken[v] = 1;
+    };
+    if (p.noc.slice_nodes.empty()) {
+        for (std::uint32_t s = 0; s < n; ++s)
+            pl.slices.push_back(p.noc.sm_nodes.empty() ? sms + s : 0);
+    } else {
+        check(p.noc.slice_nodes.size() == n, "noc.slice_nodes", p.noc.slice_nodes.size(),
+              "one node per L2 slice (" + std::to_string(n) + ")");
+        pl.slices = p.noc.slice_nodes;
+    }
+    if (!p.noc.sm_nodes.empty()) {
+        check(p.noc.sm_nodes.size() == sms, "noc.sm_nodes", p.noc.sm_nodes.size(),
+              "one node per SM (" + std::to_string(sms) + ")");
+        for (const auto v : p.noc.sm_nodes)
+            take("noc.sm_nodes", v);
+        pl.sms = p.noc.sm_nodes;
+        if (p.noc.slice_nodes.empty()) {
+            // The slices take the first nodes the SMs left.
+            std::uint32_t v = 0;
+            for (auto& s : pl.slices) {
+                while (v < nodes && taken[v] != 0)
+                    ++v;
+                s = v++;
+            }
+        }
+    }
+    for (const auto v : pl.slices)
+        take("noc.slice_nodes", v);
+    if (p.noc.sm_nodes.empty())
+        for (std::uint32_t v = 0; v < nodes && pl.sms.size() < sms; ++v)
+            if (taken[v] == 0) pl.sms.push_back(v);
+    return pl;
+}
+
+/// The nodes `sms` SMs take on the network of `p` (place_nodes).
+[[nodiscard]] inline std::vector<std::uint32_t> sm_nodes_of(const memory_params& p,
+                                                            std::uint32_t sms) {
+    return place_nodes(p, sms).sms;
+}
 
 /// The fixed-latency memory (what an SM built without a memory_params uses).
 [[nodiscard]] inline memory_params ideal_memory() {

@@ -258,44 +258,10 @@ private:
     }
 
     void place_nodes_() {
-        const std::uint32_t n = p_.slices();
-        const std::uint32_t need = sms_ + n;
-        std::uint32_t nodes = need;
-        switch (p_.noc.model) {
-        case network_model::crossbar:
-            check(need <= 64, "noc.crossbar.nodes", need, "<= 64 (SMs + L2 slices)");
-            break;
-        case network_model::mesh:
-            nodes = p_.noc.mesh.cols * p_.noc.mesh.rows;
-            check(need <= nodes, "noc.mesh",
-                  std::to_string(p_.noc.mesh.cols) + " x " + std::to_string(p_.noc.mesh.rows),
-                  "at least " + std::to_string(need) + " nodes (SMs + L2 slices)");
-            break;
-        default:
-            break;
-        }
-        slice_node_.assign(n, 0);
-        std::vector<std::uint8_t> taken(nodes, 0);
-        if (p_.noc.slice_nodes.empty()) {
-            for (std::uint32_t s = 0; s < n; ++s)
-                slice_node_[s] = sms_ + s;
-        } else {
-            check(p_.noc.slice_nodes.size() == n, "noc.slice_nodes", p_.noc.slice_nodes.size(),
-                  "one node per L2 slice (" + std::to_string(n) + ")");
-            for (std::uint32_t s = 0; s < n; ++s) {
-                const std::uint32_t v = p_.noc.slice_nodes[s];
-                check(v < nodes && taken[v] == 0, "noc.slice_nodes", v,
-                      "distinct nodes below " + std::to_string(nodes));
-                taken[v] = 1;
-                slice_node_[s] = v;
-            }
-        }
-        for (std::uint32_t s = 0; s < n; ++s)
-            taken[slice_node_[s]] = 1;
-        sm_node_.clear();
-        for (std::uint32_t v = 0; v < nodes && sm_node_.size() < sms_; ++v)
-            if (taken[v] == 0) sm_node_.push_back(v);
-        nodes_ = nodes;
+        auto pl = place_nodes(p_, sms_);
+        slice_node_ = std::move(pl.slices);
+        sm_node_ = std::move(pl.sms);
+        nodes_ = pl.nodes;
     }
 
     void build_network_() {

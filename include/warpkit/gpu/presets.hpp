@@ -4,6 +4,7 @@
 /// machines of the papers.
 
 #include <warpkit/gating/no_gating.hpp>
+#include <warpkit/gpu/fusion.hpp>
 #include <warpkit/gpu/gpu.hpp>
 #include <warpkit/issue/gto.hpp>
 #include <warpkit/issue/rr.hpp>
@@ -126,6 +127,15 @@ struct amoeba_48 {
         p.memory = amoeba_memory();
         return p;
     }
+};
+
+/// amoeba_48 with every two neighbouring SMs fused (paper 002 Sec. 4.2, "direct scale-up"):
+/// 24 SMs of 64-thread warps, 32 warps and 16 CTAs each, 32768 registers and 96 KB shared
+/// memory, SIMD width 16, L1 and constant caches of twice the ways and one more cycle, the
+/// 8 x 7 mesh with the odd columns' routers bypassed (fuse_sm_pairs). Kernels run on it with
+/// 64-thread warps.
+struct amoeba_48_fused : fused<amoeba_48> {
+    [[nodiscard]] static gpu_params params() { return fuse_sm_pairs(amoeba_48::params()); }
 };
 
 } // namespace warpkit::gpu

@@ -59,7 +59,8 @@ struct sm_params {
     std::uint32_t fetch_width = 1;   ///< warps fetched per cycle
     std::uint32_t fetch_latency = 1; ///< cycles from fetch to a filled instruction buffer
     std::uint32_t shared_latency = 38;
-    /// Lanes that reach the shared-memory banks together (Fermi: a warp; paper 004: a row).
+    /// Lanes that reach the shared-memory banks together (Fermi: a warp; paper 004: a row;
+    /// a fused AMOEBA SM: its 64-thread warp).
     std::uint32_t bank_group_lanes = 32;
     /// Bank conflicts replay the unserved lanes through the warp (paper 004) instead of
     /// holding the LD/ST unit for the extra passes.
@@ -77,8 +78,8 @@ struct sm_params {
         check_range("fetch_width", fetch_width, 1U, 64U);
         check_range("fetch_latency", fetch_latency, 1U, 1000U);
         check_range("shared_latency", shared_latency, 1U, 100000U);
-        check(bank_group_lanes >= 1 && bank_group_lanes <= 32 && 32 % bank_group_lanes == 0,
-              "bank_group_lanes", bank_group_lanes, "a divisor of 32");
+        check(bank_group_lanes >= 1 && bank_group_lanes <= 64 && 64 % bank_group_lanes == 0,
+              "bank_group_lanes", bank_group_lanes, "a divisor of 64");
         check_range("const_latency", const_latency, 1U, 100000U);
         check_range("global_latency", global_latency, 1U, 100000U);
     }
@@ -116,10 +117,22 @@ struct sm_stats {
     std::uint64_t global_transactions = 0;
     std::uint64_t const_accesses = 0;
     std::uint64_t barrier_releases = 0;
+    /// Resident blocks summed over cycles (over `cycles`: the mean concurrent CTAs).
+    std::uint64_t block_cycles = 0;
+    /// Threads launched into the issuing warp summed over issued warp instructions (with
+    /// thread_instructions: the threads a warp instruction leaves idle).
+    std::uint64_t warp_threads = 0;
+    std::uint64_t global_loads = 0;  ///< warp loads from global or local memory
+    std::uint64_t global_stores = 0; ///< warp stores to global or local memory
+    /// Active threads of those loads and stores (the accesses before coalescing).
+    std::uint64_t global_lane_accesses = 0;
+    /// Network flits of the requests the SM sent (hierarchy model).
+    std::uint64_t request_flits = 0;
     WARPKIT_FIELDS(sm_stats, cycles, active_cycles, warp_instructions, thread_instructions,
                    issued_by_unit, stalls, fetches, ibuffer_flushes, blocks_completed,
                    shared_accesses, shared_bank_passes, shared_replays, global_accesses,
-                   global_transactions, const_accesses, barrier_releases)
+                   global_transactions, const_accesses, barrier_releases, block_cycles,
+                   warp_threads, global_loads, global_stores, global_lane_accesses, request_flits)
 };
 
 /// The op_class (latency / initiation interval group) of a static instruction.
@@ -253,7 +266,9 @@ public:
           hier_(memory.model == memory_model::hierarchy),
           l1_(hier_ ? checked_l1_(memory) : minimal_l1_()), prt_(l1_.prt), pend_(l1_.prt.entries),
           l1d_(l1_.data), const_(l1_.constant), write_bytes_(l1_.data.miss_queue),
-          atomics_(l1_.atomic_queue), in_(l1_.reply_queue) {
+          atomics_(l1_.atomic_queue), in_(l1_.reply_queue),
+          flit_bytes_(std::max(1U, memory.noc.flit_bytes())),
+          header_bytes_(memory.noc.header_bytes) {
         if (sched.schedulers > p_.issue_width)
             throw config_error("issue_width", std::to_string(p_.issue_width),
                                ">= the number of schedulers (" + std::to_string(sched.schedulers) +
@@ -308,6 +323,7 @@ public:
     void tick(OnBlockDone&& on_block_done) {
         ++s_.cycles;
         if (resident_blocks_ > 0) ++s_.active_cycles;
+        s_.block_cycles += resident_blocks_;
         cm_.begin_cycle();
         if (hier_) receive_();
         writeback_();
@@ -394,6 +410,7 @@ public:
     void pop_request() {
         const std::uint32_t k = port_pick_();
         WARPKIT_EXPECTS(k != no_port_);
+        s_.request_flits += flits_(wire_bytes(request(), header_bytes_));
         if (k == 2) {
             atomics_.pop();
             ++ms_.atomics_sent;
@@ -492,6 +509,7 @@ private:
         bool fetching = false;
         std::uint32_t replays = 0;       ///< shared-memory passes still to replay (paper 004)
         issue::operands replay_writes{}; ///< the replayed load's destinations
+        std::uint32_t launched = 0;      ///< threads launched (active at the first instruction)
     };
     struct block {
         bool resident = false;
@@ -1128,6 +1146,8 @@ private:
                             ": the instruction source's peek ran past where the warp went");
         ++s_.warp_instructions;
         s_.thread_instructions += d.active.count();
+        if (w.launched == 0) w.launched = static_cast<std::uint32_t>(d.active.count());
+        s_.warp_threads += w.launched;
         ++s_.issued_by_unit[isa::index(si.unit)];
         if (!w.ibuf.empty()) w.ibuf.erase(w.ibuf.begin()); // empty on a sharing slave
         const issue::operands writes = writes_of(si);
@@ -1171,6 +1191,12 @@ private:
         // The LD/ST cluster generates addresses (its op_class timing); the memory behind it
         // answers after a fixed latency, serialised per transaction or bank pass.
         (void)units_.issue(exec::op_class::ldst, payload{s, issue::operands{}}, d.active);
+        if (d.si.space == isa::mem_space::global || d.si.space == isa::mem_space::local) {
+            if (d.si.mop == isa::mem_op::load) ++s_.global_loads;
+            if (d.si.mop == isa::mem_op::store) ++s_.global_stores;
+            if (d.si.mop == isa::mem_op::load || d.si.mop == isa::mem_op::store)
+                s_.global_lane_accesses += d.active.count();
+        }
         if (hier_ && d.si.space != isa::mem_space::shared && d.si.mop != isa::mem_op::none) {
             issue_hierarchy_(s, d, writes);
             return;
@@ -1255,6 +1281,10 @@ private:
         }
     }
 
+    [[nodiscard]] std::uint64_t flits_(std::uint32_t bytes) const noexcept {
+        return bytes == 0 ? 1 : (bytes + flit_bytes_ - 1) / flit_bytes_;
+    }
+
     template <class OnBlockDone>
     void retire_blocks_(OnBlockDone& on_block_done) {
         for (std::uint32_t b = 0; b < blocks_.size(); ++b) {
@@ -1312,6 +1342,8 @@ private:
     fifo<std::uint32_t> write_bytes_; // data bytes of the writes in l1d_'s miss queue
     fifo<mem_message> atomics_;       // atomics waiting for the request port
     fifo<mem_message> in_;            // replies taken from the reply port
+    std::uint32_t flit_bytes_;        // of the network (request_flits)
+    std::uint32_t header_bytes_;      // of every request
     mem::lane_addresses<warp_size> addr_tmp_{};
     std::uint32_t cur_ = no_entry_; // PRT entry in the access stage
     std::uint64_t cur_at_ = 0;      // first cycle it may meet its cache

@@ -1,0 +1,261 @@
+// warpkit-amoeba study: AMOEBA's SM configurations (paper 002, Sec. 5.1) on the bundled
+// kernels. Every kernel runs on the baseline scale-out GPU (amoeba_48: 48 SMs, 32-thread
+// warps) and on the direct scale-up GPU (amoeba_48_fused: 24 fused SMs, 64-thread warps).
+// Static fuse is AMOEBA's one-time choice per kernel: the predictor (Table 2 coefficients
+// unless --coeffs) reads the metrics the baseline SM sampled over the kernel's first CTA and
+// picks one of the two, whose run it then is. Per kernel: cycles, the IPC speedup of each
+// configuration over the baseline (thread instructions per cycle), the prediction, L1 data
+// miss rate, actual memory access rate (transactions over thread accesses of global and local
+// loads and stores), and the NoC stall rate (cycles an L2 slice's reply waited for the
+// network, over L2 cycles and slices). Every kernel's output must be identical on both GPUs.
+// A PTX kernel with warp-level instructions (shfl, vote, match, redux, activemask) is written
+// for 32-thread warps: it runs on the baseline only and static fuse keeps it there.
+#include "study.hpp"
+
+#include "../common/gpu_runner.hpp"
+#include "../common/study_kernels.hpp"
+
+#include <warpkit/core/error.hpp>
+#include <warpkit/core/params.hpp>
+#include <warpkit/core/stats.hpp>
+#include <warpkit/gpu/presets.hpp>
+#include <warpkit/gpu/scalability_sampling.hpp>
+#include <warpkit/mem/cache.hpp>
+#include <warpkit/reconfig/coefficient_file.hpp>
+#include <warpkit/reconfig/predictor.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace {
+
+namespace wk = warpkit;
+namespace rc = warpkit::reconfig;
+
+struct study_options {
+    std::string isa_dir = "examples/kernels";
+    std::string cuda_dir = "examples/cuda";
+    bool no_ptx = false;
+    std::string coeffs = "table2";
+    std::vector<std::string> overrides;
+    std::string csv;
+    std::string metrics_csv;
+};
+
+// One configuration's runs of one kernel (all its launches), added up.
+struct config_run {
+    std::uint64_t cycles = 0;
+    wk::gpu::sm_stats total{};
+    std::uint64_t l1d_reads = 0;
+    std::uint64_t l1d_misses = 0;
+    std::uint64_t reply_stalls = 0;
+    std::uint64_t slice_cycles = 0; // L2 cycles x slices
+    std::optional<rc::scalability_metrics> first_cta;
+    wk::gpu::global_memory mem;
+
+    [[nodiscard]] double ipc() const {
+        return cycles == 0
+                   ? 0.0
+                   : static_cast<double>(total.thread_instructions) / static_cast<double>(cycles);
+    }
+    [[nodiscard]] double l1d_miss() const { return ratio(l1d_misses, l1d_reads); }
+    [[nodiscard]] double access_rate() const {
+        return ratio(total.global_transactions, total.global_lane_accesses);
+    }
+    [[nodiscard]] double noc_stall() const { return ratio(reply_stalls, slice_cycles); }
+    static double ratio(std::uint64_t a, std::uint64_t b) {
+        return b == 0 ? 0.0 : static_cast<double>(a) / static_cast<double>(b);
+    }
+};
+
+template <class Preset>
+config_run run_on(const example::study_kernel& sk, const std::vector<std::string>& overrides) {
+    auto p = Preset::params();
+    wk::apply_overrides(p, overrides);
+    config_run r;
+    r.mem = example::run_kernel(
+        sk, static_cast<std::uint32_t>(Preset::warp_size), p.name,
+        [&](const auto& k, wk::gpu::global_memory& mem) {
+            using kernel_type = std::decay_t<decltype(k)>;
+            wk::gpu::gpu<Preset> g(p);
+            wk::gpu::first_cta_sampler sampler;
+            const typename wk::gpu::gpu<Preset>::template block_hook_for<kernel_type> hook =
+                [&](std::uint32_t b, const auto& sm, std::uint64_t c) { sampler(b, sm, c); };
+            const auto rs = g.run(k, mem, {}, {}, hook);
+            r.cycles += rs.cycles;
+            wk::accumulate(r.total, rs.total);
+            for (const auto& m : rs.memory.sms) {
+                const auto& c = m.l1d.cache;
+                r.l1d_reads += c.read_hits + c.read_misses + c.read_hits_reserved;
+                r.l1d_misses += c.read_misses;
+            }
+            for (const auto& s : rs.memory.slices)
+                r.reply_stalls += s.reply_stalls;
+            r.slice_cycles += rs.memory.l2_cycles * rs.memory.slices.size();
+            if (!r.first_cta) r.first_cta = sampler.metrics();
+        });
+    return r;
+}
+
+rc::scalability_predictor load_predictor(const std::string& which) {
+    if (which == "table2") return rc::scalability_predictor::table2();
+    std::ifstream in(which, std::ios::binary);
+    if (!in) throw wk::error("cannot read '" + which + "'");
+    std::ostringstream s;
+    s << in.rdbuf();
+    return rc::scalability_predictor::from(rc::read_coefficients(s.str(), which));
+}
+
+// True when the PTX kernel uses instructions whose result depends on the warp's width.
+bool warp_width_dependent(const example::study_kernel& sk) {
+    if (sk.kind != "ptx") return false;
+    std::ifstream in(sk.file, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    const std::string text = s.str();
+    for (const char* op : {"shfl.", "vote.", "match.", "redux.", "activemask"})
+        if (text.find(op) != std::string::npos) return true;
+    return false;
+}
+
+struct row {
+    std::string kernel;
+    config_run base, up;
+    bool fusible = true; // runs on 64-thread warps
+    rc::prediction pred{};
+    bool same = true;
+    [[nodiscard]] bool fuse() const {
+        return fusible && pred.decision == rc::scale_decision::scale_up;
+    }
+    [[nodiscard]] const config_run& fused_choice() const { return fuse() ? up : base; }
+    [[nodiscard]] const config_run& scale_up() const { return fusible ? up : base; }
+};
+
+double speedup(const config_run& c, const config_run& base) {
+    return base.ipc() == 0 ? 0.0 : c.ipc() / base.ipc();
+}
+
+int run_study(const study_options& o) {
+    const auto predictor = load_predictor(o.coeffs);
+    const auto kernels = example::find_kernels(o.isa_dir, o.cuda_dir, !o.no_ptx);
+    using base_preset = wk::gpu::amoeba_48;
+    using up_preset = wk::gpu::amoeba_48_fused;
+    std::printf("AMOEBA configurations (paper 002, Fig. 12-17): baseline scale-out = %s (%u SMs), "
+                "direct scale-up = %s (%u SMs of 64-thread warps), static fuse = the predictor's "
+                "choice (%s) from the baseline's first CTA\n"
+                "speedup: thread IPC over the baseline; L1D: read miss rate; access: memory "
+                "transactions per thread access; stall: NoC reply stall rate\n\n",
+                base_preset::params().name.c_str(), base_preset::params().sms,
+                up_preset::params().name.c_str(), up_preset::params().sms, o.coeffs.c_str());
+    std::printf("%-18s %9s %8s %8s %9s %6s %13s %13s %15s %4s\n", "kernel", "base cyc", "scale-up",
+                "static", "predicted", "P(up)", "L1D base/up", "access b/up", "stall base/up",
+                "same");
+    std::vector<row> rows;
+    bool all_same = true;
+    for (const auto& sk : kernels) {
+        row r;
+        r.kernel = sk.label();
+        r.fusible = !warp_width_dependent(sk);
+        r.base = run_on<base_preset>(sk, o.overrides);
+        if (r.fusible) r.up = run_on<up_preset>(sk, o.overrides);
+        if (!r.base.first_cta)
+            throw wk::sim_error(r.kernel + ": the first CTA never completed on the baseline");
+        r.pred = predictor.predict(*r.base.first_cta);
+        r.same = !r.fusible || r.base.mem == r.up.mem;
+        all_same = all_same && r.same;
+        const auto& up = r.scale_up();
+        std::printf(
+            "%-18s %9llu %7.3fx %7.3fx %9s %6.3f %6.3f/%6.3f %6.3f/%6.3f %7.4f/%7.4f %4s%s\n",
+            r.kernel.c_str(), static_cast<unsigned long long>(r.base.cycles), speedup(up, r.base),
+            speedup(r.fused_choice(), r.base),
+            r.pred.decision == rc::scale_decision::scale_up ? "scale_up" : "scale_out",
+            r.pred.probability, r.base.l1d_miss(), up.l1d_miss(), r.base.access_rate(),
+            up.access_rate(), r.base.noc_stall(), up.noc_stall(), r.same ? "yes" : "NO",
+            r.fusible ? "" : "  (warp-width dependent: baseline only)");
+        std::fflush(stdout);
+        rows.push_back(std::move(r));
+    }
+    // Geometric means of the speedups; how often the predictor picked the faster GPU.
+    double log_up = 0;
+    double log_static = 0;
+    std::size_t right = 0;
+    for (const auto& r : rows) {
+        log_up += std::log(speedup(r.scale_up(), r.base));
+        log_static += std::log(speedup(r.fused_choice(), r.base));
+        const bool up_faster = r.scale_up().ipc() > r.base.ipc();
+        right += r.fuse() == up_faster ? 1 : 0;
+    }
+    const double n = static_cast<double>(rows.size());
+    std::printf("\ngeometric mean speedup over %zu kernels: direct scale-up %.3fx, static fuse "
+                "%.3fx; the predictor picked the faster GPU for %zu of %zu\n"
+                "(paper 002 Fig. 12, 12 benchmarks: AMOEBA +47%% IPC on average; static fuse "
+                "close to direct scale-up where scale-up pays, about 10%% better where it "
+                "does not)\n",
+                rows.size(), std::exp(log_up / n), std::exp(log_static / n), right, rows.size());
+    if (!o.csv.empty()) {
+        std::ofstream f(o.csv);
+        if (!f) throw wk::error("cannot write '" + o.csv + "'");
+        f << "kernel,config,cycles,thread_instructions,speedup,l1d_miss,access_rate,noc_stall\n";
+        for (const auto& r : rows) {
+            const auto line = [&](const char* name, const config_run& c) {
+                f << r.kernel << ',' << name << ',' << c.cycles << ','
+                  << c.total.thread_instructions << ',' << speedup(c, r.base) << ',' << c.l1d_miss()
+                  << ',' << c.access_rate() << ',' << c.noc_stall() << '\n';
+            };
+            line("baseline", r.base);
+            line("scale_up", r.scale_up());
+            line("static_fuse", r.fused_choice());
+        }
+    }
+    if (!o.metrics_csv.empty()) {
+        // Offline training data for 'warpkit-amoeba train': the sampled metrics and whether
+        // the kernel ran faster on the scale-up GPU.
+        std::ofstream f(o.metrics_csv);
+        if (!f) throw wk::error("cannot write '" + o.metrics_csv + "'");
+        for (const auto name : rc::metric_names)
+            f << name << ',';
+        f << "label\n";
+        for (const auto& r : rows) {
+            for (const double v : rc::to_array(*r.base.first_cta))
+                f << v << ',';
+            f << (r.scale_up().ipc() > r.base.ipc() ? 1 : 0) << '\n';
+        }
+    }
+    if (!all_same) {
+        std::fprintf(stderr, "warpkit-amoeba: a kernel's output differs between the baseline "
+                             "and the fused GPU (the 'same' column)\n");
+        return 1;
+    }
+    return 0;
+}
+
+} // namespace
+
+void add_study(CLI::App& app, std::function<int()>& run) {
+    auto o = std::make_shared<study_options>();
+    auto* sub = app.add_subcommand(
+        "study", "baseline scale-out, direct scale-up and static fuse on the bundled kernels");
+    sub->add_option("--kernels", o->isa_dir, "directory of warpkit-ISA kernels (*.s)")
+        ->capture_default_str();
+    sub->add_option("--cuda", o->cuda_dir, "directory of PTX kernels with *.launch.json files")
+        ->capture_default_str();
+    sub->add_flag("--no-ptx", o->no_ptx, "run the warpkit-ISA kernels only");
+    sub->add_option("--coeffs", o->coeffs,
+                    "predictor for static fuse: 'table2' or a coefficient file from 'train'")
+        ->capture_default_str();
+    sub->add_option("--set", o->overrides,
+                    "override a parameter of both GPUs: key=value (repeatable)");
+    sub->add_option("--csv", o->csv, "write one row per kernel and configuration");
+    sub->add_option("--metrics-csv", o->metrics_csv,
+                    "write each kernel's first-CTA metrics and label (1: scale-up faster), the "
+                    "input format of 'train'");
+    sub->callback([o, &run] { run = [o] { return run_study(*o); }; });
+}
