@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <charconv>
+#include <cmath>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -218,7 +219,17 @@ void leaf_from_json(std::string_view path, const nlohmann::json& j, T& out) {
         leaf_from_text(path, j.dump(), out);
     } else if constexpr (std::is_floating_point_v<T>) {
         if (!j.is_number()) throw config_error(std::string(path), j.dump(), "a finite number");
-        out = j.get<T>();
+        // A json value built in code may hold NaN or infinity (JSON text cannot), and a double
+        // may not fit a float field; dump() would show either as null, so name it.
+        const double v = j.get<double>();
+        if (!(v == v) || v > static_cast<double>(std::numeric_limits<T>::max()) ||
+            v < static_cast<double>(std::numeric_limits<T>::lowest()))
+            throw config_error(std::string(path),
+                               std::isnan(v)   ? std::string("nan")
+                               : std::isinf(v) ? std::string(v > 0 ? "inf" : "-inf")
+                                               : j.dump(),
+                               "a finite number");
+        out = static_cast<T>(v);
     } else {
         static_assert(std::is_same_v<T, void>, "unsupported params field type");
     }

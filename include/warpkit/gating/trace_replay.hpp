@@ -5,13 +5,17 @@
 /// cycle and '0' when none does (whitespace ignored).
 
 #include <warpkit/core/error.hpp>
+#include <warpkit/gating/adaptive_idle_detect.hpp>
 #include <warpkit/gating/concepts.hpp>
 #include <warpkit/gating/controller.hpp>
+#include <warpkit/gating/conventional.hpp>
 #include <warpkit/gating/energy.hpp>
+#include <warpkit/gating/naive_blackout.hpp>
 #include <warpkit/gating/no_gating.hpp>
 #include <warpkit/gating/params.hpp>
 #include <warpkit/gating/stats.hpp>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -106,6 +110,25 @@ template <policy Policy>
     r.final_idle_detect = ctl.idle_detect();
     r.static_energy_savings = gating::static_energy_savings(r.stats, p, r.baseline_cycles);
     return r;
+}
+
+/// Names of the policies `replay_named` runs (`adaptive` is naive Blackout with adaptive
+/// idle-detect), as warpkit-gating's `--policy` spells them.
+inline constexpr std::array<std::string_view, 3> replay_policy_names{"conventional",
+                                                                     "naive_blackout", "adaptive"};
+
+/// `replay<P>` for the policy called `name`. Throws config_error("policy", name, <the known
+/// names>) for any other name.
+[[nodiscard]] inline replay_result
+replay_named(std::string_view name, const std::vector<std::uint8_t>& arrivals, const params& p) {
+    if (name == replay_policy_names[0]) return replay<conventional>(arrivals, p);
+    if (name == replay_policy_names[1]) return replay<naive_blackout>(arrivals, p);
+    if (name == replay_policy_names[2])
+        return replay<adaptive_idle_detect<naive_blackout>>(arrivals, p);
+    std::string known;
+    for (const auto n : replay_policy_names)
+        known += (known.empty() ? "" : ", ") + std::string(n);
+    throw config_error("policy", "'" + std::string(name) + "'", "one of: " + known);
 }
 
 } // namespace warpkit::gating
