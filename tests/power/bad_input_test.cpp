@@ -1,0 +1,69 @@
+// The calibration CSV readers on the inputs calibration_test.cpp does not cover: defects in
+// the measured-power and frequency files, infinity, and rows wider than the header.
+#include <warpkit/core/error.hpp>
+#include <warpkit/power/calibration_csv.hpp>
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <typeinfo>
+
+namespace {
+
+// The message of the warpkit error `f` throws, checking that its class is exactly E.
+template <class E, class F>
+std::string thrown(F&& f) {
+    try {
+        f();
+    } catch (const warpkit::error& e) {
+        CHECK_MESSAGE(typeid(e) == typeid(E), "threw " << typeid(e).name() << ": " << e.what());
+        return e.what();
+    }
+    FAIL("nothing was thrown");
+    return {};
+}
+
+using warpkit::parse_error;
+namespace wp = warpkit::power;
+
+std::string lse_error(const char* activity, const char* measured) {
+    return thrown<parse_error>(
+        [&] { (void)wp::read_lse_problem(activity, "A.csv", measured, "P.csv"); });
+}
+
+std::string points_error(const char* text) {
+    return thrown<parse_error>([&] { (void)wp::read_frequency_points(text, "F.csv"); });
+}
+
+} // namespace
+
+TEST_CASE("power CSV: empty files, whichever of the two it is") {
+    CHECK(lse_error("", "power\n1\n") == "A.csv:1:1: empty file: expected a header line");
+    CHECK(lse_error("int_alu\n1\n", "") == "P.csv:1:1: empty file: expected a header line");
+    CHECK(lse_error("int_alu\n1\n", "power\n") == "P.csv:2:1: no data rows after the header");
+    CHECK(points_error("") == "F.csv:1:1: empty file: expected a header line");
+    CHECK(points_error("  \r\n\n") == "F.csv:1:1: empty file: expected a header line");
+}
+
+TEST_CASE("power CSV: wrong column counts") {
+    CHECK(lse_error("int_alu,fp\n1,2,3\n", "power\n1\n") ==
+          "A.csv:2:1: row has 3 values, the header 2 columns");
+    CHECK(lse_error("int_alu\n1\n", "power\n1,2\n") ==
+          "P.csv:2:1: row has 2 values, the header 1 columns");
+    CHECK(lse_error("int_alu\n1\n", "power,watts\n1,2\n") ==
+          "P.csv:1:1: expected the header 'power' (one column)");
+    CHECK(points_error("frequency,power\n700\n") ==
+          "F.csv:2:1: row has 1 values, the header 2 columns");
+    CHECK(points_error("frequency,power,volts\n700,120,1\n") ==
+          "F.csv:1:1: expected the header 'frequency,power'");
+}
+
+TEST_CASE("power CSV: NaN, infinity and text where a number belongs") {
+    CHECK(lse_error("int_alu\n1\n", "power\nNaN\n") == "P.csv:2:1: 'NaN' is not a finite number");
+    CHECK(lse_error("int_alu,fp\n1, inf\n", "power\n1\n") ==
+          "A.csv:2:4: 'inf' is not a finite number");
+    CHECK(points_error("frequency,power\n700,nan\n") == "F.csv:2:5: 'nan' is not a finite number");
+    CHECK(points_error("frequency,power\n-inf,1\n") == "F.csv:2:1: '-inf' is not a finite number");
+    CHECK(points_error("frequency,power\n1e999,1\n") == "F.csv:2:1: '1e999' is not a number");
+    CHECK(points_error("frequency,power\n700MHz,1\n") == "F.csv:2:1: '700MHz' is not a number");
+}
