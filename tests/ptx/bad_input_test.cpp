@@ -1,0 +1,113 @@
+// PTX files that are missing or empty, entries that do not exist and launches with impossible
+// shapes (zero-sized blocks, warps wider than 64 lanes) get named errors.
+#include <warpkit/core/error.hpp>
+#include <warpkit/ptx/kernel.hpp>
+#include <warpkit/ptx/launch.hpp>
+#include <warpkit/ptx/parser.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <typeinfo>
+#include <unistd.h>
+
+namespace {
+
+// The message of the warpkit error `f` throws, checking that its class is exactly E.
+template <class E, class F>
+std::string thrown(F&& f) {
+    try {
+        f();
+    } catch (const warpkit::error& e) {
+        CHECK_MESSAGE(typeid(e) == typeid(E), "threw " << typeid(e).name() << ": " << e.what());
+        return e.what();
+    }
+    FAIL("nothing was thrown");
+    return {};
+}
+
+// A fresh folder of the test's own, removed with its contents at the end.
+struct temp_dir {
+    std::filesystem::path path = std::filesystem::temp_directory_path() /
+                                 ("warpkit-ptx-bad-input-" + std::to_string(::getpid()));
+    temp_dir() { std::filesystem::create_directories(path); }
+    ~temp_dir() { std::filesystem::remove_all(path); }
+    temp_dir(const temp_dir&) = delete;
+    temp_dir& operator=(const temp_dir&) = delete;
+    std::filesystem::path write(const std::string& name, const std::string& text) const {
+        std::ofstream(path / name, std::ios::binary) << text;
+        return path / name;
+    }
+};
+
+const char* const two_entries = R"(.version 9.0
+.target sm_75
+.address_size 64
+.visible .entry first()
+{
+    ret;
+}
+.visible .entry second(.param .u32 n)
+{
+    ret;
+}
+)";
+
+} // namespace
+
+using namespace warpkit;
+
+TEST_CASE("ptx files: missing and empty") {
+    const temp_dir dir;
+    const auto missing = dir.path / "absent.ptx";
+    CHECK(thrown<error>([&] { (void)ptx::read_ptx(missing); }) ==
+          "cannot open PTX file '" + missing.string() + "'");
+    const auto empty = dir.write("empty.ptx", "");
+    CHECK(thrown<parse_error>([&] { (void)ptx::read_ptx(empty); }) ==
+          empty.string() + ":1:1: expected '.version' at the start of the PTX, found end of file");
+    const auto blank = dir.write("blank.ptx", "\n  // nothing\n");
+    CHECK(thrown<parse_error>([&] { (void)ptx::read_ptx(blank); }) ==
+          blank.string() + ":3:1: expected '.version' at the start of the PTX, found end of file");
+}
+
+TEST_CASE("ptx: a branch out of the function is an undefined label at its position") {
+    const std::string text = ".version 9.0\n.target sm_75\n.address_size 64\n"
+                             ".visible .entry k()\n{\n    bra $L_past_end;\n    ret;\n}\n";
+    CHECK(thrown<parse_error>([&] { (void)ptx::parse_ptx(text, "k.ptx"); }) ==
+          "k.ptx:6:9: undefined label '$L_past_end'");
+}
+
+TEST_CASE("ptx: an unknown entry name lists the module's entries") {
+    const auto m = ptx::parse_ptx(two_entries, "two.ptx");
+    CHECK(thrown<config_error>([&] { ptx::kernel k(m, "third"); }) ==
+          "invalid parameter 'entry' = third (allowed: one of: first, second)");
+}
+
+TEST_CASE("ptx launches: zero-sized and negative-looking shapes, warps wider than 64 lanes") {
+    const auto m = ptx::parse_ptx(two_entries, "two.ptx");
+    const ptx::kernel k(m, "first");
+    CHECK(thrown<config_error>([&] {
+              ptx::launch l(k, {1, 1, 1}, {0, 1, 1});
+          }) == "invalid parameter 'block' = [0, 1, 1] (allowed: positive dimensions, at most 1024 "
+                "threads)");
+    // -1 converted to an unsigned dimension is 2^32 - 1: too large, not wrapped silently
+    CHECK(thrown<config_error>([&] {
+              ptx::launch l(k, {static_cast<std::uint32_t>(-1), 2, 1}, {32, 1, 1});
+          }) == "invalid parameter 'grid' = [4294967295, 2, 1] (allowed: positive dimensions, "
+                "fewer than 2^32 blocks)");
+    for (const std::uint32_t w : {0U, 65U, 128U}) {
+        CAPTURE(w);
+        CHECK(thrown<config_error>([&] {
+                  ptx::launch l(k, {1, 1, 1}, {32, 1, 1}, {}, 0, w);
+              }) == "invalid parameter 'warp_size' = " + std::to_string(w) + " (allowed: 1 to 64)");
+    }
+    CHECK_NOTHROW(ptx::launch(k, {1, 1, 1}, {32, 1, 1}, {}, 0, 64));
+    const ptx::kernel k2(m, "second");
+    CHECK(thrown<config_error>([&] {
+              ptx::launch l(k2, {1, 1, 1}, {32, 1, 1});
+          }) ==
+          "invalid parameter 'params' = 0 bytes (allowed: 4 bytes (the parameters of `second`))");
+}
