@@ -143,6 +143,11 @@ __extension__ using u128 = unsigned __int128;
 
 /// The JSON value as short text for an error message.
 inline std::string json_text(const nlohmann::json& j) {
+    // A json value built in code may hold NaN or infinity, which dump() writes as null.
+    if (j.is_number_float() && !std::isfinite(j.get<double>())) {
+        const double v = j.get<double>();
+        return std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
+    }
     std::string s = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     if (s.size() > 60) s = s.substr(0, 57) + "...";
     return s;
