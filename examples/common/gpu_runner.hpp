@@ -12,27 +12,43 @@
 #include <nlohmann/json.hpp>
 
 #include <array>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <system_error>
 #include <vector>
 
 namespace example {
 
+/// The bytes of file `path`; throws warpkit::error naming it and the reason when it cannot be
+/// read.
 inline std::string read_file(const std::string& path) {
+    errno = 0;
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw warpkit::error("cannot open '" + path + "'");
-    return {std::istreambuf_iterator<char>(in), {}};
+    if (!in)
+        throw warpkit::error("cannot open '" + path +
+                             "': " + std::generic_category().message(errno != 0 ? errno : EIO));
+    std::string text{std::istreambuf_iterator<char>(in), {}};
+    if (in.bad()) throw warpkit::error("cannot read '" + path + "'");
+    return text;
 }
 
-/// A kernel from assembly (.s) or a kernel image (.hex).
+/// A kernel from assembly (.s) or a kernel image (.hex). Throws parse_error (file:line:column)
+/// for malformed text and for a file without instructions.
 inline warpkit::isa::program load_program(const std::string& path) {
     const std::string text = read_file(path);
-    if (path.size() > 4 && path.substr(path.size() - 4) == ".hex")
-        return warpkit::isa::read_image(text, path);
-    return warpkit::isa::assemble(text, path);
+    const bool image = path.size() > 4 && path.substr(path.size() - 4) == ".hex";
+    auto prog = image ? warpkit::isa::read_image(text, path) : warpkit::isa::assemble(text, path);
+    if (prog.code.empty()) {
+        const auto [line, column] = warpkit::isa::detail::end_position(text);
+        throw warpkit::parse_error(path, line, column,
+                                   image ? "image has no INSTR entry (a kernel needs at least EXIT)"
+                                         : "no instructions (a kernel needs at least EXIT)");
+    }
+    return prog;
 }
 
 /// Busy fraction of each unit class of a run (from the execution clusters' counters).

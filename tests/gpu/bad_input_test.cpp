@@ -1,0 +1,208 @@
+// Kernels and GPUs from bad input: zero SMs, warps wider than the preset's or than 64 lanes,
+// code that branches out of itself, a barrier some warp never reaches, unknown preset names,
+// and the examples' kernel loader on missing and empty files.
+#include "../../examples/common/gpu_runner.hpp"
+
+#include <warpkit/core/error.hpp>
+#include <warpkit/core/params.hpp>
+#include <warpkit/gpu/functional.hpp>
+#include <warpkit/gpu/gpu.hpp>
+#include <warpkit/gpu/isa_kernel.hpp>
+#include <warpkit/gpu/preset_registry.hpp>
+#include <warpkit/gpu/presets.hpp>
+#include <warpkit/isa/assembler.hpp>
+#include <warpkit/isa/kernel_image.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <typeinfo>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+// The message of the warpkit error `f` throws, checking that its class is exactly E.
+template <class E, class F>
+std::string thrown(F&& f) {
+    try {
+        f();
+    } catch (const warpkit::error& e) {
+        CHECK_MESSAGE(typeid(e) == typeid(E), "threw " << typeid(e).name() << ": " << e.what());
+        return e.what();
+    }
+    FAIL("nothing was thrown");
+    return {};
+}
+
+// A fresh folder of the test's own, removed with its contents at the end.
+struct temp_dir {
+    std::filesystem::path path = std::filesystem::temp_directory_path() /
+                                 ("warpkit-gpu-bad-input-" + std::to_string(::getpid()));
+    temp_dir() { std::filesystem::create_directories(path); }
+    ~temp_dir() { std::filesystem::remove_all(path); }
+    temp_dir(const temp_dir&) = delete;
+    temp_dir& operator=(const temp_dir&) = delete;
+    std::string write(const std::string& name, const std::string& text) const {
+        std::ofstream(path / name, std::ios::binary) << text;
+        return (path / name).string();
+    }
+};
+
+bool contains(const std::string& s, const std::string& part) {
+    return s.find(part) != std::string::npos;
+}
+
+} // namespace
+
+using namespace warpkit;
+
+TEST_CASE("gpu params: zero and negative SM counts name the field and its range") {
+    auto p = gpu::fermi_gtx480::params();
+    CHECK(thrown<config_error>([&] { apply_overrides(p, std::vector<std::string>{"sms=0"}); }) ==
+          "invalid parameter 'sms' = 0 (allowed: [1, 4096])");
+    p = gpu::fermi_gtx480::params();
+    CHECK(thrown<config_error>([&] { apply_override(p, "sms=-1"); }) ==
+          "invalid parameter 'sms' = '-1' (allowed: an integer in [0, 4294967295])");
+    CHECK(thrown<config_error>([&] {
+              params_from_json(nlohmann::json{{"sms", 0}}, p);
+          }) == "invalid parameter 'sms' = 0 (allowed: [1, 4096])");
+    p = gpu::fermi_gtx480::params();
+    p.sms = 0;
+    CHECK(thrown<config_error>([&] { gpu::gpu<gpu::fermi_gtx480> g(p); }) ==
+          "invalid parameter 'sms' = 0 (allowed: [1, 4096])");
+    p = gpu::fermi_gtx480::params();
+    CHECK(thrown<config_error>([&] {
+              apply_overrides(p, std::vector<std::string>{"sm.warp_slots=65"});
+          }) == "invalid parameter 'sm.warp_slots' = 65 (allowed: [1, 64])");
+}
+
+TEST_CASE("kernels: a warp size other than the preset's is named with the one allowed") {
+    const auto prog = isa::assemble(".block 128\nEXIT\n", "k.s");
+    gpu::global_memory mem;
+    const gpu::isa_kernel wide(prog, 128);
+    CHECK(thrown<config_error>([&] {
+              gpu::gpu<gpu::fermi_gtx480> g(gpu::fermi_gtx480::params());
+              (void)g.run(wide, mem);
+          }) == "invalid parameter 'kernel.warp_size' = 128 (allowed: 32)");
+    CHECK(thrown<config_error>([&] {
+              gpu::gpu<gpu::amoeba_48_fused> g(gpu::amoeba_48_fused::params());
+              (void)g.run(wide, mem);
+          }) == "invalid parameter 'kernel.warp_size' = 128 (allowed: 64)");
+    CHECK(thrown<config_error>([&] { (void)gpu::run_functional<64>(wide, mem); }) ==
+          "invalid parameter 'warp_size' = 128 (allowed: 64)");
+}
+
+TEST_CASE("kernels: code that branches out of itself is rejected before it runs") {
+    // The assembler takes any target the field holds (word lists need not be kernels); the
+    // kernel names the instruction and the targets its code allows.
+    const auto from_text = isa::assemble(".block 32\nMVI r1, 0\nBEQ r1, 50\nEXIT\n", "k.s");
+    CHECK(thrown<config_error>([&] { gpu::isa_kernel k(from_text); }) ==
+          "invalid parameter 'kernel.code[1].target' = 50 (allowed: [0, 3])");
+    const auto from_image = isa::read_image(isa::write_image(from_text), "k.hex");
+    CHECK(thrown<config_error>([&] { gpu::isa_kernel k(from_image); }) ==
+          "invalid parameter 'kernel.code[1].target' = 50 (allowed: [0, 3])");
+    // A branch to just past the end is in the code's range; the warp then has nothing to run.
+    const auto to_end = isa::assemble(".block 32\nMVI r1, 0\nBEQ r1, end\nEXIT\nend:\n", "k.s");
+    const gpu::isa_kernel k(to_end);
+    gpu::global_memory mem;
+    CHECK(thrown<sim_error>([&] { (void)gpu::run_functional(k, mem); }) ==
+          "kernel fault at pc 3, warp 0, lane 0: pc past the end of the code");
+    auto p = gpu::fermi_gtx480::params();
+    p.watchdog_cycles = 300;
+    gpu::gpu<gpu::fermi_gtx480> g(p);
+    const std::string what = thrown<sim_error>([&] { (void)g.run(k, mem); });
+    CHECK(what.find("watchdog: no warp instruction issued for 300 cycles") == 0);
+    CHECK(contains(what, "\n  sm 0 warp slot 0: block 0, pc 3, buffered 0, pending writes 0"));
+}
+
+TEST_CASE("kernels: a barrier that some warps never reach ends in the watchdog, naming them") {
+    // Warps 1 and 2 of each block branch past the barrier to the end of the code; warp 0
+    // waits at the barrier for them forever.
+    const auto prog = isa::assemble(".grid 2\n.block 96\nLDS r1, %warpid\nBNE r1, end\nBAR\n"
+                                    "EXIT\nend:\n",
+                                    "bar.s");
+    const gpu::isa_kernel k(prog);
+    gpu::global_memory mem;
+    auto p = gpu::fermi_gtx480::params();
+    p.watchdog_cycles = 500;
+    gpu::gpu<gpu::fermi_gtx480> g(p);
+    const std::string what = thrown<sim_error>([&] { (void)g.run(k, mem); });
+    CHECK(what.find("watchdog: no warp instruction issued for 500 cycles (cycle ") == 0);
+    CHECK(contains(what, ", 0 blocks not yet dispatched)"));
+    for (const char* sm : {"sm 0", "sm 1"}) {
+        CAPTURE(sm);
+        const std::string block = std::string(sm) == "sm 0" ? "block 0" : "block 1";
+        CHECK(contains(what, "\n  " + std::string(sm) + " warp slot 0: " + block +
+                                 ", pc 3, at barrier, buffered 0, pending writes 0"));
+        CHECK(contains(what, "\n  " + std::string(sm) + " warp slot 1: " + block +
+                                 ", pc 4, buffered 0, pending writes 0"));
+        CHECK(contains(what, "\n  " + std::string(sm) + " warp slot 2: " + block + ", pc 4"));
+    }
+    CHECK(thrown<sim_error>([&] { (void)gpu::run_functional(k, mem); }) ==
+          "kernel fault at pc 4, warp 1, lane 0: pc past the end of the code");
+}
+
+TEST_CASE("kernels: a warp that spins instead of reaching the barrier is stopped by max_cycles") {
+    // Warp 1 spins forever and never arrives; warp 0 waits at the barrier. Instructions keep
+    // issuing, so only max_cycles stops the run; the message shows who waits at the barrier.
+    const auto prog = isa::assemble(".block 64\nLDS r1, %warpid\nMVI r2, 0\nBNE r1, spin\nBAR\n"
+                                    "EXIT\nspin: BEQ r2, spin\nEXIT\n",
+                                    "spin.s");
+    const gpu::isa_kernel k(prog);
+    gpu::global_memory mem;
+    auto p = gpu::fermi_gtx480::params();
+    p.max_cycles = 20000;
+    gpu::gpu<gpu::fermi_gtx480> g(p);
+    const std::string what = thrown<sim_error>([&] { (void)g.run(k, mem); });
+    CHECK(what.find("max_cycles: kernel still running after 20000 cycles") == 0);
+    CHECK(contains(what, "\n  sm 0 warp slot 0: block 0, pc 4, at barrier, buffered 0"));
+    CHECK(contains(what, "\n  sm 0 warp slot 1: block 0, pc 5"));
+    gpu::functional_params fp;
+    fp.max_warp_instructions = 5000;
+    CHECK(thrown<sim_error>([&] { (void)gpu::run_functional(k, mem, fp); }) ==
+          "watchdog: more than 5000 warp instructions (block 0, warp 1 at pc 5)");
+}
+
+TEST_CASE("presets by name: an unknown name lists the known presets") {
+    const std::string known = "(allowed: fermi_gtx480, tesla_seed004, amoeba_48, amoeba_48_fused)";
+    CHECK(thrown<config_error>([] { gpu::visit_preset("fermi", [](auto) { return 0; }); }) ==
+          "invalid parameter 'preset' = fermi " + known);
+    CHECK(thrown<config_error>([] { (void)gpu::preset_warp_size("gtx480"); }) ==
+          "invalid parameter 'preset' = gtx480 " + known);
+    CHECK(thrown<config_error>([] { (void)gpu::preset_warp_size(""); }) ==
+          "invalid parameter 'preset' =  " + known);
+}
+
+TEST_CASE("examples' kernel loader: missing and empty files, unknown presets, zero SMs") {
+    const temp_dir dir;
+    const std::string absent = (dir.path / "absent.s").string();
+    CHECK(thrown<error>([&] { (void)example::load_program(absent); }) ==
+          "cannot open '" + absent + "': No such file or directory");
+    const std::string empty_s = dir.write("empty.s", "");
+    CHECK(thrown<parse_error>([&] { (void)example::load_program(empty_s); }) ==
+          empty_s + ":1:1: no instructions (a kernel needs at least EXIT)");
+    const std::string comment_s = dir.write("comment.s", ".kernel k\n.block 32\n; no code\n");
+    CHECK(thrown<parse_error>([&] { (void)example::load_program(comment_s); }) ==
+          comment_s + ":4:1: no instructions (a kernel needs at least EXIT)");
+    const std::string empty_hex = dir.write("empty.hex", "");
+    CHECK(thrown<parse_error>([&] { (void)example::load_program(empty_hex); }) ==
+          empty_hex + ":1:1: image has no GRID entry");
+    const std::string no_code_hex = dir.write("nocode.hex", "000100401 100100420 f00000000\n");
+    CHECK(thrown<parse_error>([&] { (void)example::load_program(no_code_hex); }) ==
+          no_code_hex + ":2:1: image has no INSTR entry (a kernel needs at least EXIT)");
+    const std::string exit_s = dir.write("exit.s", ".block 32\nEXIT\n");
+    const gpu::isa_kernel k(example::load_program(exit_s));
+    gpu::global_memory mem;
+    CHECK(thrown<config_error>([&] { (void)example::run_preset("gtx9000", k, mem, {}); }) ==
+          "invalid parameter 'preset' = gtx9000 (allowed: fermi_gtx480, tesla_seed004, "
+          "amoeba_48, amoeba_48_fused)");
+    CHECK(thrown<config_error>([&] {
+              (void)example::run_preset("tesla_seed004", k, mem, {"sms=0"});
+          }) == "invalid parameter 'sms' = 0 (allowed: [1, 4096])");
+    CHECK(example::run_preset("tesla_seed004", k, mem, {"sms=2"}).params.sms == 2);
+}
