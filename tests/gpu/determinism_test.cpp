@@ -1,0 +1,160 @@
+// Determinism: the same kernel on the same preset gives byte-identical stats JSON and device
+// memory every time it runs (fresh GPU and memory each time), on every preset the registry
+// knows; and the conservation identities of gpu/invariants.hpp hold for those runs and catch
+// a counter that does not add up.
+#include <warpkit/core/stats.hpp>
+#include <warpkit/gpu/global_memory.hpp>
+#include <warpkit/gpu/invariants.hpp>
+#include <warpkit/gpu/isa_kernel.hpp>
+#include <warpkit/gpu/preset_registry.hpp>
+#include <warpkit/isa/assembler.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+using namespace warpkit;
+
+namespace {
+
+std::string kernel_text(const std::string& name) {
+    // ctest sets WARPKIT_SOURCE_DIR; run by hand from the source tree, "." works too.
+    const char* root = std::getenv("WARPKIT_SOURCE_DIR");
+    const std::string path =
+        std::string(root != nullptr ? root : ".") + "/examples/kernels/" + name;
+    std::ifstream in(path);
+    REQUIRE_MESSAGE(in.good(), "cannot open " << path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// Small bundled kernels that together reach loads, stores, atomics, shared memory, barriers,
+// divergence and the SFU.
+const std::vector<std::string> kernels = {"vadd.s", "reduce.s", "histogram.s", "sfu.s"};
+
+struct outcome {
+    std::string stats;           // stats_to_json(run_stats), dumped
+    gpu::global_memory memory;   // device memory afterwards
+    gpu::invariant_report check; // conservation identities of the run
+};
+
+template <class Preset>
+outcome run_once(const std::string& text, const std::string& name) {
+    const gpu::isa_kernel k(isa::assemble(text, name),
+                            static_cast<std::uint32_t>(Preset::warp_size));
+    outcome o;
+    gpu::load_data(k, o.memory);
+    const auto p = Preset::params();
+    gpu::gpu<Preset> g(p);
+    gpu::invariant_report units;
+    const auto rs = g.run(k, o.memory, [&](const auto& sm) { units.merge(gpu::check_sm(sm)); });
+    o.stats = stats_to_json(rs).dump();
+    o.check = gpu::check_run(rs, {k.blocks(), p.sms});
+    o.check.merge(units);
+    return o;
+}
+
+outcome run_named(std::string_view preset, const std::string& kernel) {
+    const std::string text = kernel_text(kernel);
+    return gpu::visit_preset(
+        preset, [&](auto tag) { return run_once<typename decltype(tag)::type>(text, kernel); });
+}
+
+} // namespace
+
+TEST_CASE("every preset gives byte-identical stats and memory for the same kernel") {
+    for (const auto preset : gpu::preset_names)
+        for (const auto& kernel : kernels) {
+            CAPTURE(preset);
+            CAPTURE(kernel);
+            const outcome a = run_named(preset, kernel);
+            const outcome b = run_named(preset, kernel);
+            CHECK(a.stats.size() > 100);
+            CHECK(a.stats == b.stats);
+            CHECK(a.memory == b.memory);
+            CHECK_MESSAGE(a.check.ok(), a.check.describe());
+            CHECK(a.check.checked() > 20);
+        }
+}
+
+TEST_CASE("the conservation identities catch a lost or duplicated item") {
+    const std::string text = kernel_text("vadd.s");
+    using P = gpu::fermi_gtx480;
+    const gpu::isa_kernel k(isa::assemble(text, "vadd.s"));
+    gpu::global_memory mem;
+    gpu::load_data(k, mem);
+    gpu::gpu<P> g(P::params());
+    const auto rs = g.run(k, mem);
+    const gpu::run_expectation e{k.blocks(), P::params().sms};
+    const auto clean = gpu::check_run(rs, e);
+    REQUIRE_MESSAGE(clean.ok(), clean.describe());
+    CHECK_NOTHROW(gpu::require(clean, "vadd"));
+
+    const auto broken = [&](auto&& tamper) {
+        auto copy = rs;
+        tamper(copy);
+        return !gpu::check_run(copy, e).ok();
+    };
+    CHECK(broken([](gpu::run_stats& s) { ++s.memory.noc.reply.flits_ejected; }));
+    CHECK(broken([](gpu::run_stats& s) { ++s.memory.noc.request.packets_injected; }));
+    CHECK(broken([](gpu::run_stats& s) { ++s.memory.sms.at(0).replies_received; }));
+    CHECK(broken([](gpu::run_stats& s) { ++s.memory.sms.at(0).l1d.mshr.allocations; }));
+    CHECK(broken([](gpu::run_stats& s) { ++s.memory.sms.at(1).prt.entries_written; }));
+    CHECK(broken([](gpu::run_stats& s) { ++s.memory.slices.at(0).requests; }));
+    CHECK(broken([](gpu::run_stats& s) { ++s.memory.slices.at(0).cache.mshr.merges; }));
+    CHECK(broken([](gpu::run_stats& s) { ++s.memory.channels.at(0).reads; }));
+    CHECK(broken([](gpu::run_stats& s) { ++s.dispatch.blocks_dispatched; }));
+    CHECK(broken([](gpu::run_stats& s) { --s.per_sm.at(0).cycles; }));
+    CHECK(broken([](gpu::run_stats& s) { ++s.per_sm.at(2).issued_by_unit[0]; }));
+    CHECK(broken([](gpu::run_stats& s) { s.per_sm.pop_back(); }));
+    // The launch itself: one block fewer than the run saw.
+    CHECK_FALSE(gpu::check_run(rs, {k.blocks() + 1, P::params().sms}).ok());
+    auto copy = rs;
+    ++copy.memory.noc.request.flits_ejected;
+    CHECK_THROWS_AS(gpu::require(gpu::check_run(copy, e), "vadd"), sim_error);
+}
+
+TEST_CASE("network and energy identities") {
+    noc::network_stats n;
+    n.packets_injected = n.packets_ejected = 3;
+    n.flits_injected = n.flits_ejected = 7;
+    n.nodes.resize(2);
+    n.nodes[0].packets_injected = 3;
+    n.nodes[0].flits_injected = 7;
+    n.nodes[1].packets_ejected = 3;
+    n.nodes[1].flits_ejected = 7;
+    CHECK(gpu::check_network(n).ok());
+    n.nodes[1].flits_ejected = 6;
+    CHECK_FALSE(gpu::check_network(n).ok());
+    n.nodes[1].flits_ejected = 7;
+    n.order_errors = 1;
+    CHECK_FALSE(gpu::check_network(n).ok());
+
+    power::power_breakdown b;
+    b.cycles = 1000;
+    b.seconds = 1e-6;
+    b.sms.resize(2);
+    for (std::size_t s = 0; s < 2; ++s) {
+        b.sms[s].dynamic_w[0] = 1.0 + static_cast<double>(s);
+        b.sms[s].leakage_w[0] = 0.5;
+        b.dynamic_w[0] += b.sms[s].dynamic_w[0];
+        b.leakage_w[0] += b.sms[s].leakage_w[0];
+    }
+    b.dynamic_w[power::component_count - 1] = 4.0; // a chip-level component
+    power::energy_account acc;
+    acc.add(b);
+    acc.add(b);
+    const auto good = gpu::check_energy(acc);
+    CHECK_MESSAGE(good.ok(), good.describe());
+    b.dynamic_w[0] += 1.0; // the SMs no longer add up to their component
+    power::energy_account bad;
+    bad.add(b);
+    CHECK_FALSE(gpu::check_energy(bad).ok());
+}
