@@ -10,6 +10,7 @@
 #include <warpkit/isa/assembler.hpp>
 #include <warpkit/mem/line_coalescer.hpp>
 
+#include "bundled_kernels.hpp"
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -24,17 +25,6 @@
 using namespace warpkit;
 
 namespace {
-isa::program load_kernel(const std::string& name) {
-    const char* root = std::getenv("WARPKIT_SOURCE_DIR");
-    const std::string path =
-        std::string(root != nullptr ? root : ".") + "/examples/kernels/" + name;
-    std::ifstream in(path);
-    REQUIRE_MESSAGE(in.good(), "cannot open " << path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return isa::assemble(ss.str(), path);
-}
-
 template <class Preset>
 gpu::global_memory run_timed(const isa::program& p, gpu::run_stats* out = nullptr) {
     const gpu::isa_kernel k(p, static_cast<std::uint32_t>(Preset::warp_size));
@@ -189,7 +179,7 @@ TEST_CASE("every bundled kernel computes the same on the fused GPU as on the sca
     for (const char* name :
          {"vadd.s", "reduce.s", "scan.s", "histogram.s", "matmul.s", "sfu.s", "bfs.s"}) {
         CAPTURE(name);
-        const auto p = load_kernel(name);
+        const auto p = test::bundled_kernel(name);
         gpu::run_stats so_stats;
         gpu::run_stats f_stats;
         const auto so = run_timed<gpu::amoeba_48>(p, &so_stats);
@@ -211,7 +201,7 @@ TEST_CASE("first-CTA metrics of vadd.s on amoeba_48 are the hand-counted ones") 
     // vadd.s: 4 blocks of 64 threads (2 warps), n = 256 so every thread is in range; each warp
     // executes the 21 instructions once: 2 global loads, 1 store, 32 lanes x 4 bytes = one
     // 128-byte line per access.
-    const gpu::isa_kernel k(load_kernel("vadd.s"));
+    const gpu::isa_kernel k(test::bundled_kernel("vadd.s"));
     gpu::global_memory mem;
     gpu::load_data(k, mem);
     gpu::gpu<gpu::amoeba_48> g(gpu::amoeba_48::params());

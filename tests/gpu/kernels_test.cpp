@@ -4,6 +4,7 @@
 #include <warpkit/simt/pdom_stack.hpp>
 #include <warpkit/simt/ssy_stack.hpp>
 
+#include "bundled_kernels.hpp"
 #include <doctest/doctest.h>
 
 #include <bit>
@@ -18,18 +19,6 @@
 using namespace warpkit;
 
 namespace {
-isa::program load(const std::string& name) {
-    // ctest sets WARPKIT_SOURCE_DIR; run by hand from the source tree, "." works too.
-    const char* root = std::getenv("WARPKIT_SOURCE_DIR");
-    const std::string path =
-        std::string(root != nullptr ? root : ".") + "/examples/kernels/" + name;
-    std::ifstream in(path);
-    REQUIRE_MESSAGE(in.good(), "cannot open " << path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return isa::assemble(ss.str(), path);
-}
-
 // Ways to run a kernel: functional with either SIMT stack, or timed on a GPU preset.
 template <class Stack>
 struct functional {
@@ -65,7 +54,7 @@ gpu::global_memory run(const isa::program& p) {
 #define KERNEL_RUNNERS pdom_f, ssy_f, fermi_t, tesla_t, amoeba_t
 
 TEST_CASE_TEMPLATE("vector add matches the C++ reference", R, KERNEL_RUNNERS) {
-    const auto p = load("vadd.s");
+    const auto p = test::bundled_kernel("vadd.s");
     const auto mem = run<R>(p);
     const auto c = mem.read(0x800, 256);
     for (std::uint32_t i = 0; i < 256; ++i)
@@ -73,7 +62,7 @@ TEST_CASE_TEMPLATE("vector add matches the C++ reference", R, KERNEL_RUNNERS) {
 }
 
 TEST_CASE_TEMPLATE("tree reduction matches the C++ reference", R, KERNEL_RUNNERS) {
-    const auto p = load("reduce.s");
+    const auto p = test::bundled_kernel("reduce.s");
     const auto mem = run<R>(p);
     const auto out = mem.read(0x800, 4);
     for (std::uint32_t b = 0; b < 4; ++b) {
@@ -95,7 +84,7 @@ std::uint32_t as_bits(float f) {
 
 TEST_CASE_TEMPLATE("shared-memory histogram with atomics matches the C++ reference", R,
                    KERNEL_RUNNERS) {
-    const auto p = load("histogram.s");
+    const auto p = test::bundled_kernel("histogram.s");
     const auto mem = run<R>(p);
     std::vector<std::uint32_t> ref(64, 0);
     for (std::uint32_t i = 0; i < 1000; ++i)
@@ -104,7 +93,7 @@ TEST_CASE_TEMPLATE("shared-memory histogram with atomics matches the C++ referen
 }
 
 TEST_CASE_TEMPLATE("BFS levels match a C++ breadth-first search", R, KERNEL_RUNNERS) {
-    auto p = load("bfs.s");
+    auto p = test::bundled_kernel("bfs.s");
     gpu::isa_kernel k(p);
     gpu::global_memory mem;
     gpu::load_data(k, mem);
@@ -147,7 +136,7 @@ TEST_CASE_TEMPLATE("BFS levels match a C++ breadth-first search", R, KERNEL_RUNN
 
 TEST_CASE_TEMPLATE("tiled matrix multiply matches the C++ reference bit for bit", R,
                    KERNEL_RUNNERS) {
-    const auto p = load("matmul.s");
+    const auto p = test::bundled_kernel("matmul.s");
     const auto mem = run<R>(p);
     const std::size_t n = 32;
     const auto a = mem.read(0x0, n * n);
@@ -163,7 +152,7 @@ TEST_CASE_TEMPLATE("tiled matrix multiply matches the C++ reference bit for bit"
 }
 
 TEST_CASE_TEMPLATE("prefix scan matches the C++ reference", R, KERNEL_RUNNERS) {
-    const auto p = load("scan.s");
+    const auto p = test::bundled_kernel("scan.s");
     const auto mem = run<R>(p);
     const auto in = mem.read(0x0, 256);
     const auto out = mem.read(0x800, 256);
@@ -177,7 +166,7 @@ TEST_CASE_TEMPLATE("prefix scan matches the C++ reference", R, KERNEL_RUNNERS) {
 }
 
 TEST_CASE_TEMPLATE("special-function kernel matches the C++ reference", R, KERNEL_RUNNERS) {
-    const auto p = load("sfu.s");
+    const auto p = test::bundled_kernel("sfu.s");
     const auto mem = run<R>(p);
     const auto x = mem.read(0x0, 256);
     const auto y = mem.read(0x400, 256);
@@ -193,14 +182,14 @@ TEST_CASE_TEMPLATE("special-function kernel matches the C++ reference", R, KERNE
 }
 
 TEST_CASE("functional counts, hand-computed") {
-    gpu::isa_kernel vadd(load("vadd.s"));
+    gpu::isa_kernel vadd(test::bundled_kernel("vadd.s"));
     gpu::global_memory mem;
     gpu::load_data(vadd, mem);
     const auto st = gpu::run_functional(vadd, mem);
     CHECK(st.blocks == 4);
     CHECK(st.warp_instructions == 8 * 21); // 8 warps, all lanes in range: 21 instructions
     CHECK(st.thread_instructions == 256 * 21);
-    gpu::isa_kernel sfu(load("sfu.s"));
+    gpu::isa_kernel sfu(test::bundled_kernel("sfu.s"));
     const auto s2 = gpu::run_functional(sfu, mem);
     CHECK(s2.by_unit[isa::index(isa::unit_class::sfu)] == 8 * 7); // 8 warps x 7 SFU ops
 }
@@ -209,7 +198,7 @@ TEST_CASE_TEMPLATE("a timed run executes exactly the instructions of the functio
                    gpu::fermi_gtx480, gpu::tesla_seed004, gpu::amoeba_48) {
     for (const char* name : {"vadd.s", "reduce.s", "histogram.s", "matmul.s", "scan.s", "sfu.s"}) {
         CAPTURE(name);
-        gpu::isa_kernel k(load(name));
+        gpu::isa_kernel k(test::bundled_kernel(name));
         gpu::global_memory m1;
         gpu::load_data(k, m1);
         const auto f = gpu::run_functional<32, typename P::stack>(k, m1);
@@ -338,7 +327,7 @@ TEST_CASE_TEMPLATE("same kernel, same preset: bit-identical stats and memory", P
                    gpu::tesla_seed004, gpu::amoeba_48) {
     for (const char* name : {"histogram.s", "matmul.s"}) {
         CAPTURE(name);
-        gpu::isa_kernel k(load(name));
+        gpu::isa_kernel k(test::bundled_kernel(name));
         std::string first;
         gpu::global_memory first_mem;
         for (int run_no = 0; run_no < 2; ++run_no) {

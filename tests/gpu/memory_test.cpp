@@ -7,6 +7,8 @@
 #include <warpkit/core/stats.hpp>
 #include <warpkit/gpu/functional.hpp>
 #include <warpkit/gpu/memory_system.hpp>
+
+#include "bundled_kernels.hpp"
 #include <warpkit/gpu/presets.hpp>
 #include <warpkit/isa/assembler.hpp>
 
@@ -267,17 +269,6 @@ TEST_CASE("stores write-evict the L1 and are acknowledged; atomics bypass the L1
 
 namespace {
 
-isa::program kernel_file(const std::string& name) {
-    const char* root = std::getenv("WARPKIT_SOURCE_DIR");
-    const std::string path =
-        std::string(root != nullptr ? root : ".") + "/examples/kernels/" + name;
-    std::ifstream in(path);
-    REQUIRE_MESSAGE(in.good(), "cannot open " << path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return isa::assemble(ss.str(), path);
-}
-
 // Every thread reads one word per iteration from its block's slice of a vector: K words in
 // a pass (K a power of two), `passes` passes over the same data.
 std::string stream_kernel(std::uint32_t blocks, std::uint32_t k, std::uint32_t passes) {
@@ -393,7 +384,7 @@ TEST_CASE_TEMPLATE("every request gets one reply and every MSHR entry is freed, 
     for (const char* name :
          {"vadd.s", "reduce.s", "histogram.s", "matmul.s", "scan.s", "sfu.s", "bfs.s"}) {
         CAPTURE(name);
-        gpu::isa_kernel k(kernel_file(name));
+        gpu::isa_kernel k(test::bundled_kernel(name));
         gpu::global_memory mem;
         gpu::load_data(k, mem);
         const auto rs = run_kernel<P>(k, P::params(), mem);
@@ -457,7 +448,7 @@ TEST_CASE("the ideal memory model keeps the fixed latencies; both models compute
     ideal.memory.model = gpu::memory_model::ideal;
     for (const char* name : {"vadd.s", "matmul.s", "histogram.s"}) {
         CAPTURE(name);
-        gpu::isa_kernel k(kernel_file(name));
+        gpu::isa_kernel k(test::bundled_kernel(name));
         gpu::global_memory m1;
         gpu::load_data(k, m1);
         const auto a = run_kernel<gpu::fermi_gtx480>(k, ideal, m1);

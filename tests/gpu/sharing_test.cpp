@@ -14,6 +14,7 @@
 #include <warpkit/ptx/parser.hpp>
 #include <warpkit/reconfig/front_end_sharing.hpp>
 
+#include "bundled_kernels.hpp"
 #include <doctest/doctest.h>
 
 #include <cstddef>
@@ -28,17 +29,6 @@ using namespace warpkit;
 namespace rc = warpkit::reconfig;
 
 namespace {
-
-isa::program load_kernel(const std::string& name) {
-    const char* root = std::getenv("WARPKIT_SOURCE_DIR");
-    const std::string path =
-        std::string(root != nullptr ? root : ".") + "/examples/kernels/" + name;
-    std::ifstream in(path);
-    REQUIRE_MESSAGE(in.good(), "cannot open " << path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return isa::assemble(ss.str(), path);
-}
 
 // The GTX480 with the paper's 16 SMs (Table I) in clusters of `s`.
 gpu::gpu_params fermi(std::uint32_t s) {
@@ -97,7 +87,7 @@ std::uint64_t causes(const gpu::run_stats& r, rc::ungroup_cause c) {
 TEST_CASE("every bundled kernel computes the same memory with and without front-end sharing") {
     for (const char* name : {"vadd.s", "reduce.s", "histogram.s", "matmul.s", "scan.s", "sfu.s"}) {
         CAPTURE(name);
-        const gpu::isa_kernel k(load_kernel(name));
+        const gpu::isa_kernel k(test::bundled_kernel(name));
         const auto base = run(k, fermi(1));
         CHECK(base.stats.sharing.kernels == 0); // no clusters: no controller ran
         for (std::uint32_t s : {2U, 4U}) {
@@ -119,7 +109,7 @@ TEST_CASE("every bundled kernel computes the same memory with and without front-
             CHECK(shared.stats.sharing.inst_packets == executed);
         }
     }
-    const gpu::isa_kernel bfs(load_kernel("bfs.s"));
+    const gpu::isa_kernel bfs(test::bundled_kernel("bfs.s"));
     const auto base = run_bfs(bfs, fermi(1));
     for (std::uint32_t s : {2U, 4U}) {
         const auto shared = run_bfs(bfs, fermi(s));
@@ -335,7 +325,7 @@ TEST_CASE("sharing params in the GPU: validated, disabled sharing is plain clust
     CHECK_THROWS_AS((gpu::gpu<gpu::fermi_gtx480>(p)), config_error);
     p.sharing.enabled = false;
     CHECK_NOTHROW((gpu::gpu<gpu::fermi_gtx480>(p)));
-    const gpu::isa_kernel k(load_kernel("reduce.s"));
+    const gpu::isa_kernel k(test::bundled_kernel("reduce.s"));
     auto off = fermi(4);
     off.sharing.enabled = false;
     const auto r = run(k, off);
