@@ -157,16 +157,21 @@ wp::sm_activity map_sm(const Sm& sm, const mapping_params& m, bool counted_memor
     std::array<std::uint64_t, warpkit::isa::unit_class_count> lanes{};
     std::array<std::uint64_t, warpkit::isa::unit_class_count> off{};
     std::array<std::uint64_t, warpkit::isa::unit_class_count> clusters{};
-    const auto& u = sm.units();
     std::uint64_t cluster_threads = 0;
-    for (std::size_t c = 0; c < u.size(); ++c) {
-        const auto cs = u[c].stats();
-        const auto k = warpkit::isa::index(u[c].kind());
-        lanes[k] += cs.thread_ops;
-        off[k] += cs.powered_off_cycles;
-        ++clusters[k];
-        cluster_threads += cs.thread_ops;
-    }
+    const auto add_units = [&](const auto& u, bool counted) {
+        for (std::size_t c = 0; c < u.size(); ++c) {
+            const auto cs = u[c].stats();
+            const auto k = warpkit::isa::index(u[c].kind());
+            lanes[k] += cs.thread_ops;
+            off[k] += cs.powered_off_cycles;
+            if (counted) ++clusters[k];
+            cluster_threads += cs.thread_ops;
+        }
+    };
+    add_units(sm.units(), true);
+    // A split SM's second half (AMOEBA) runs threads on its own clusters; they are the same
+    // hardware as the fused SM's, so the cluster count stays.
+    if constexpr (requires { sm.second_units(); }) add_units(sm.second_units(), false);
     a.int_lanes = lanes[warpkit::isa::index(unit_class::int_alu)];
     a.fp_lanes = lanes[warpkit::isa::index(unit_class::fp)];
     a.sfu_lanes = lanes[warpkit::isa::index(unit_class::sfu)];

@@ -2,6 +2,7 @@
 #include <warpkit/core/error.hpp>
 #include <warpkit/exec/unit_cluster.hpp>
 #include <warpkit/gpu/functional.hpp>
+#include <warpkit/gpu/invariants.hpp>
 #include <warpkit/gpu/fusion.hpp>
 #include <warpkit/gpu/memory_system.hpp>
 #include <warpkit/gpu/preset_registry.hpp>
@@ -271,4 +272,200 @@ join:
     const auto& t = rs.total;
     CHECK(t.warp_threads == 8 * (32 + 16));
     CHECK(t.thread_instructions == 7 * (32 + 16));
+}
+
+// ---- AMOEBA's dynamic split (paper 002 Sec. 4.3) ------------------------------------------
+
+namespace {
+
+// Odd threads run a 300-iteration loop, even ones skip it: every 64-thread warp diverges at
+// once and stays divergent for the whole loop. out[i] = i + (odd ? 0 + 1 + ... + 299 : 0).
+const char* const diverge_kernel = R"(
+.kernel diverge
+.grid 24
+.block 256
+.param 0x0
+    LDS r1, %tid.x
+    LDS r2, %ctaid.x
+    LDS r3, %ntid.x
+    MAD r4, r2, r3, r1
+    MVI r5, 1
+    AND r6, r1, r5
+    MVI r7, 0
+    MVI r8, 0
+    MVI r9, 300
+    SSY done
+    BEQ r6, done
+loop:
+    ADD r7, r7, r8
+    ADD r8, r8, r5
+    SLT r10, r8, r9
+    BNE r10, loop
+done:
+    ADD r7, r7, r4
+    MVI r11, 2
+    SHL r12, r4, r11
+    LDS r13, %param0
+    ADD r13, r13, r12
+    STG r13, r7
+    EXIT
+)";
+
+gpu::gpu_params with_split(reconfig::split_mode m, double threshold = 0.25) {
+    auto p = gpu::amoeba_48_fused::params();
+    p.sm.split.mode = m;
+    p.sm.split.threshold = threshold;
+    return p;
+}
+
+struct split_run {
+    gpu::global_memory mem;
+    gpu::run_stats rs;
+};
+
+split_run run_split(const isa::program& prog, const gpu::gpu_params& p) {
+    const gpu::isa_kernel k(prog, 64);
+    split_run r;
+    gpu::load_data(k, r.mem);
+    gpu::gpu<gpu::amoeba_48_fused> g(p);
+    r.rs = g.run(k, r.mem, [](const auto& sm) { gpu::require(gpu::check_sm(sm), "check_sm"); });
+    gpu::require(gpu::check_run(r.rs, {k.blocks(), p.sms}), "check_run");
+    return r;
+}
+
+} // namespace
+
+TEST_CASE("split: every bundled kernel computes the same with direct split and warp "
+          "regrouping, with the same thread work, nothing lost") {
+    for (const char* name :
+         {"vadd.s", "reduce.s", "scan.s", "histogram.s", "matmul.s", "sfu.s", "bfs.s"}) {
+        CAPTURE(name);
+        const auto p = test::bundled_kernel(name);
+        // Threshold 0: any divergent warp splits its SM at the next check.
+        const auto fused = run_split(p, with_split(reconfig::split_mode::off));
+        CHECK(fused.rs.total.split.splits == 0);
+        for (auto m : {reconfig::split_mode::direct, reconfig::split_mode::regroup}) {
+            CAPTURE(static_cast<int>(m));
+            auto params = with_split(m, 0.0);
+            params.sm.split.check_interval = 8;
+            const auto r = run_split(p, params);
+            CHECK(r.mem == fused.mem);
+            CHECK(r.rs.total.thread_instructions == fused.rs.total.thread_instructions);
+            const auto& sp = r.rs.total.split;
+            CHECK(sp.refuses <= sp.splits);
+            CHECK(sp.splits <= sp.refuses + r.rs.per_sm.size()); // at most one open per SM
+            CHECK(r.rs.total.warps_finished == fused.rs.total.warps_finished + sp.warps_cut);
+        }
+    }
+}
+
+TEST_CASE("split: a kernel that diverges everywhere splits every SM; a high threshold none") {
+    const auto p = isa::assemble(diverge_kernel, "diverge.s");
+    const auto fused = run_split(p, with_split(reconfig::split_mode::off));
+    // The reference: out[i] = i + (i odd ? 299 * 300 / 2 : 0).
+    const auto out = fused.mem.read(0, 24 * 256);
+    for (std::uint32_t i = 0; i < 24 * 256; ++i)
+        REQUIRE(out[i] == i + (i % 2 == 1 ? 299U * 300U / 2U : 0U));
+    for (auto m : {reconfig::split_mode::direct, reconfig::split_mode::regroup}) {
+        CAPTURE(static_cast<int>(m));
+        const auto r = run_split(p, with_split(m));
+        CHECK(r.mem == fused.mem);
+        for (std::size_t i = 0; i < r.rs.per_sm.size(); ++i) {
+            CAPTURE(i);
+            const auto& sp = r.rs.per_sm[i].split;
+            // One block of four warps per SM, all divergent within cycles of each other.
+            CHECK(sp.refuses == sp.splits);
+            if (m == reconfig::split_mode::direct) {
+                // Every warp binned at the one split and cut: 8 parts on SM1.
+                CHECK(sp.splits == 1);
+                CHECK(sp.warps_cut == 4);
+                CHECK(sp.warps_moved == 8);
+                CHECK(sp.fast_warps_moved == 0);
+            } else {
+                // Regrouping may hand a stalling SM1 a warp that has not diverged yet; it is
+                // not cut (and may split the SM again after the re-fuse).
+                CHECK(sp.splits >= 1);
+                CHECK(sp.warps_cut >= 3);
+                CHECK(sp.warps_moved == sp.warps_cut);
+                CHECK(sp.warps_cut + sp.fast_warps_moved >= 4);
+            }
+            CHECK(sp.split_cycles > 0);
+        }
+        // Direct split keeps odd and even threads together in each half: every part is
+        // still divergent. Regrouping by groups of 8 threads cannot separate them either.
+        CHECK(r.rs.total.warp_instructions > fused.rs.total.warp_instructions);
+    }
+}
+
+TEST_CASE("split: the threshold is a ratio of divergent warps to all warps, strictly above") {
+    // Only the first warp of each block (threads 0..63) diverges: 1 of 4 warps. After the
+    // reconvergence every thread runs a uniform 300-iteration loop, so the other warps stay
+    // resident while the first one is divergent.
+    std::string src = diverge_kernel;
+    const std::string from = "    AND r6, r1, r5\n";
+    const std::string to = "    AND r6, r1, r5\n    MVI r14, 64\n    SLT r15, r1, r14\n"
+                           "    AND r6, r6, r15\n";
+    src.replace(src.find(from), from.size(), to);
+    const std::string join = "done:\n";
+    const std::string uniform = "done:\n    MVI r16, 0\nagain:\n    ADD r16, r16, r5\n"
+                                "    SLT r17, r16, r9\n    BNE r17, again\n";
+    src.replace(src.find(join), join.size(), uniform);
+    const auto p = isa::assemble(src, "diverge1.s");
+    const auto fused = run_split(p, with_split(reconfig::split_mode::off));
+    const auto out = fused.mem.read(0, 24 * 256);
+    for (std::uint32_t i = 0; i < 24 * 256; ++i)
+        REQUIRE(out[i] == i + (i % 2 == 1 && i % 256 < 64 ? 299U * 300U / 2U : 0U));
+    for (auto m : {reconfig::split_mode::direct, reconfig::split_mode::regroup}) {
+        CAPTURE(static_cast<int>(m));
+        const auto at = run_split(p, with_split(m, 0.25)); // 1/4 is not above 0.25
+        CHECK(at.rs.total.split.splits == 0);
+        CHECK(at.rs.cycles == fused.rs.cycles);
+        CHECK(at.mem == fused.mem);
+        const auto below = run_split(p, with_split(m, 0.2));
+        CHECK(below.mem == fused.mem);
+        CHECK(below.rs.total.split.splits == 24);
+        CHECK(below.rs.total.split.warps_cut == 24);
+        CHECK(below.rs.total.split.refuses == 24);
+    }
+}
+
+TEST_CASE("split: regrouping by thread groups separates the two paths into convergent warps") {
+    // Groups of 8 threads alternate between the long loop and the short path (tid & 8).
+    std::string src = diverge_kernel;
+    const std::string from = "    MVI r5, 1\n    AND r6, r1, r5\n";
+    const std::string to = "    MVI r5, 1\n    MVI r14, 8\n    AND r6, r1, r14\n";
+    src.replace(src.find(from), from.size(), to);
+    const auto p = isa::assemble(src, "diverge8.s");
+    const auto fused = run_split(p, with_split(reconfig::split_mode::off));
+    const auto out = fused.mem.read(0, 24 * 256);
+    for (std::uint32_t i = 0; i < 24 * 256; ++i)
+        REQUIRE(out[i] == i + ((i & 8U) != 0 ? 299U * 300U / 2U : 0U));
+    const auto direct = run_split(p, with_split(reconfig::split_mode::direct));
+    const auto regroup = run_split(p, with_split(reconfig::split_mode::regroup));
+    CHECK(direct.mem == fused.mem);
+    CHECK(regroup.mem == fused.mem);
+    CHECK(regroup.rs.total.split.warps_cut == 24 * 4);
+    // Regrouped parts run convergent: the loop lanes fill their warp. Direct split's halves
+    // still carry both paths, so its loop instructions run half-empty.
+    const auto util = [](const gpu::run_stats& r) {
+        return static_cast<double>(r.total.thread_instructions) /
+               static_cast<double>(r.total.warp_threads);
+    };
+    CHECK(util(regroup.rs) > util(direct.rs));
+}
+
+TEST_CASE("split: the SM answers what it cannot do with a named config_error") {
+    auto p = with_split(reconfig::split_mode::direct);
+    p.sm.warp_slots = 48;
+    CHECK_THROWS_WITH_AS(gpu::gpu<gpu::amoeba_48_fused>{p}, doctest::Contains("warp_slots"),
+                         config_error);
+    auto c = gpu::amoeba_48::params();
+    c.cluster_size = 2;
+    c.sm.split.mode = reconfig::split_mode::regroup;
+    CHECK_THROWS_WITH_AS(gpu::gpu<gpu::amoeba_48>{c}, doctest::Contains("sm.split.mode"),
+                         config_error);
+    auto g = with_split(reconfig::split_mode::direct);
+    g.sm.split.group_lanes = 64;
+    CHECK_THROWS_WITH_AS(gpu::gpu<gpu::amoeba_48_fused>{g}, doctest::Contains("group_lanes"),
+                         config_error);
 }

@@ -388,3 +388,79 @@ TEST_CASE_TEMPLATE("laws on random unstructured kernels", S, warpkit::simt::pdom
     CHECK(cov.exits_in_divergence > 100);
     CHECK(cov.max_depth >= 6);
 }
+
+namespace {
+
+// A warp cut in two at step `cut_at` (AMOEBA's split): keep(m) on the warp, keep(live - m)
+// on a copy, both run to completion in turn. Every lane still executes exactly its scalar
+// trace, in whichever part it ended up. Returns whether the cut found the warp divergent.
+template <class S>
+bool check_cut(const kernel& k, typename S::mask_type start, std::size_t cut_at,
+               typename S::mask_type m) {
+    using mask = typename S::mask_type;
+    const predicate pred = [&k](int c, std::size_t l, pc_type pc, std::size_t v) {
+        return k.pred(c, l, pc, v);
+    };
+    std::vector<std::vector<pc_type>> expected(S::warp_size);
+    std::size_t total = 0;
+    {
+        visits v;
+        for (const std::size_t lane : start) {
+            expected[lane] = scalar_trace(k.code, pred, lane, v);
+            total += expected[lane].size();
+        }
+    }
+    std::vector<std::vector<pc_type>> got(S::warp_size);
+    visits v;
+    S a(0, start);
+    std::size_t steps = 0;
+    const auto run = [&](S& s, std::size_t until) {
+        while (!s.finished() && steps < until) {
+            for (const std::size_t lane : s.active())
+                got[lane].push_back(s.pc());
+            step(s, k.code, pred, v);
+            ++steps;
+        }
+    };
+    run(a, cut_at);
+    const bool divergent = !a.converged();
+    const mask live = a.live();
+    S b = a;
+    a.keep(m);
+    b.keep(live.minus(m));
+    CHECK(a.live() == (live & m));
+    CHECK(b.live() == live.minus(m));
+    CHECK(a.live().contains(a.active()));
+    CHECK(b.live().contains(b.active()));
+    CHECK(a.finished() == a.live().none());
+    CHECK(b.finished() == b.live().none());
+    run(a, total + 1);
+    run(b, total + 1);
+    REQUIRE(a.finished());
+    REQUIRE(b.finished());
+    for (std::size_t lane = 0; lane < S::warp_size; ++lane) {
+        CAPTURE(lane);
+        CHECK(got[lane] == expected[lane]);
+    }
+    return divergent;
+}
+
+} // namespace
+
+TEST_CASE_TEMPLATE("a warp cut in two by keep() runs every lane's own path", S,
+                   warpkit::simt::pdom_stack<8>, warpkit::simt::ssy_stack<8>,
+                   warpkit::simt::pdom_stack<64>, warpkit::simt::ssy_stack<64>) {
+    using mask = typename S::mask_type;
+    warpkit::rng r(4242, 3);
+    generator gen(r);
+    std::size_t divergent_cuts = 0;
+    for (std::uint64_t i = 0; i < 300; ++i) {
+        CAPTURE(i);
+        kernel k = i % 3 == 2 ? random_unstructured(r, i) : gen.make(i, i % 2 == 1);
+        if (i % 3 != 2) use_ipdoms(k);
+        const auto start = random_start<S>(r);
+        const mask m{static_cast<typename mask::word_type>(r())};
+        divergent_cuts += check_cut<S>(k, start, r.below(40), m) ? 1 : 0;
+    }
+    CHECK(divergent_cuts > 50); // the cuts do land inside divergent regions
+}

@@ -122,11 +122,13 @@ public:
         return std::nullopt;
     }
     /// Issues to the first free cluster of class `o`; returns its index, or nothing if none.
-    /// `active`: the warp's active threads (warps of up to max_warp_size threads).
+    /// `active`: the warp's active threads (warps of up to max_warp_size threads); `passes`:
+    /// times the pipeline takes it (unit_cluster::issue).
     template <std::size_t N>
-    std::optional<std::size_t> issue(op_class o, Payload value, lane_mask<N> active) {
+    std::optional<std::size_t> issue(op_class o, Payload value, lane_mask<N> active,
+                                     std::uint32_t passes = 1) {
         const auto i = find_free(o);
-        if (i) clusters_[*i].issue(o, std::move(value), active);
+        if (i) clusters_[*i].issue(o, std::move(value), active, passes);
         return i;
     }
 

@@ -61,12 +61,16 @@ public:
     /// True if an instruction of class `o` can be issued this cycle.
     [[nodiscard]] bool can_issue(op_class o) const noexcept { return accepts(o) && can_issue(); }
 
-    /// Issues `value` as an instruction of class `o` in this cycle.
-    void issue(op_class o, Payload value) {
-        WARPKIT_EXPECTS(can_issue(o));
+    /// Issues `value` as an instruction of class `o` in this cycle. An instruction of
+    /// `passes` > 1 passes (a warp wider than the datapath it runs on) enters the pipeline
+    /// again every initiation interval: the next issue waits passes x the interval and the
+    /// result is ready (passes - 1) intervals later.
+    void issue(op_class o, Payload value, std::uint32_t passes = 1) {
+        WARPKIT_EXPECTS(can_issue(o) && passes >= 1);
         const op_timing& t = timing_.of(o);
+        const std::uint64_t extra = std::uint64_t{passes - 1} * t.initiation_interval;
         // Keep the ring ordered by ready cycle; equal ready cycles keep issue order.
-        const std::uint64_t due = now_ + t.latency;
+        const std::uint64_t due = now_ + t.latency + extra;
         std::size_t pos = in_flight_;
         while (pos > 0 && slot(pos - 1).due > due) {
             slot(pos) = std::move(slot(pos - 1));
@@ -74,7 +78,7 @@ public:
         }
         slot(pos) = entry{due, std::move(value)};
         ++in_flight_;
-        next_issue_ = now_ + t.initiation_interval;
+        next_issue_ = now_ + t.initiation_interval + extra;
         issued_now_ = true;
         ++stats_.issued;
         ++stats_.issued_by_class[index(o)];

@@ -90,12 +90,14 @@ public:
         return powered_ && unit_.can_issue(o);
     }
     /// Issues a warp instruction of class `o` with the given active threads (a warp of N
-    /// threads, N <= max_warp_size; thread t runs on lane t mod lanes).
+    /// threads, N <= max_warp_size; thread t runs on lane t mod lanes); `repeat` > 1: the
+    /// pipeline takes it that many times (functional_unit::issue's passes).
     template <std::size_t N>
     requires(N >= 1 && N <= max_warp_size) void issue(op_class o, Payload value,
-                                                      lane_mask<N> active) {
+                                                      lane_mask<N> active,
+                                                      std::uint32_t repeat = 1) {
         WARPKIT_EXPECTS(powered_);
-        unit_.issue(o, std::move(value));
+        unit_.issue(o, std::move(value), repeat);
         const auto n = static_cast<std::uint64_t>(active.count());
         stats_.thread_ops += n;
         stats_.lane_slots += std::uint64_t{p_.lanes} * passes(static_cast<std::uint32_t>(N));

@@ -66,6 +66,11 @@ struct gpu_params {
               default_block_shared_bytes, "<= shared_bytes");
         check(cluster_size <= reconfig::front_end_sharing::max_members || !sharing.enabled,
               "cluster_size", cluster_size, "<= 4 with front-end sharing enabled");
+        check(sm.split.mode == reconfig::split_mode::off || cluster_size == 1 || !sharing.enabled,
+              "sm.split.mode",
+              std::string(enum_names<reconfig::split_mode>::names[static_cast<std::size_t>(
+                  sm.split.mode)]),
+              "off with front-end sharing clusters");
     }
     WARPKIT_FIELDS(gpu_params, name, sms, core_mhz, schedulers, cluster_size, registers,
                    shared_bytes, default_block_shared_bytes, watchdog_cycles, max_cycles,
@@ -156,7 +161,7 @@ public:
         sms.reserve(p_.sms);
         for (std::uint32_t i = 0; i < p_.sms; ++i)
             sms.emplace_back(i, p_.sm, bank,
-                             source_k(k, mem, p_.sm.warp_slots, p_.sm.block_slots, block_shared),
+                             source_k(k, mem, p_.sm.contexts(), p_.sm.block_slots, block_shared),
                              p_.memory);
         // SM i talks to the memory system as its SM i: every core cycle one reply in before
         // the SM's tick, one request out after it, then one core cycle of the memory side.

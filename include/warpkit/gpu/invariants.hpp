@@ -243,14 +243,18 @@ template <class Sm>
 [[nodiscard]] invariant_report check_sm(const Sm& sm) {
     invariant_report r;
     const std::string name = "sm[" + std::to_string(sm.id()) + "]";
-    const auto& units = sm.units();
     std::uint64_t accepted = 0;
-    for (std::size_t c = 0; c < units.size(); ++c) {
-        const auto& p = units[c].stats().pipeline;
-        accepted += p.issued;
-        r.equal(name + ".unit[" + std::to_string(c) + "].completed == issued", p.completed,
-                p.issued);
-    }
+    const auto count = [&](const auto& units, const std::string& which) {
+        for (std::size_t c = 0; c < units.size(); ++c) {
+            const auto& p = units[c].stats().pipeline;
+            accepted += p.issued;
+            r.equal(name + which + "[" + std::to_string(c) + "].completed == issued", p.completed,
+                    p.issued);
+        }
+    };
+    count(sm.units(), ".unit");
+    // A split SM's second half (AMOEBA) has units of its own.
+    if constexpr (requires { sm.second_units(); }) count(sm.second_units(), ".second_unit");
     // INT, FP, SFU and LD/ST instructions go to a unit once, shared-memory replays once more;
     // branch and control instructions take none.
     const auto& s = sm.stats();

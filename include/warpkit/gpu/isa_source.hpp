@@ -3,6 +3,7 @@
 /// `isa_source`: the warpkit-ISA functional executor as the instruction source of one SM.
 
 #include <warpkit/core/error.hpp>
+#include <warpkit/core/lane_mask.hpp>
 #include <warpkit/gpu/functional.hpp>
 #include <warpkit/gpu/global_memory.hpp>
 #include <warpkit/gpu/instruction_source.hpp>
@@ -80,6 +81,25 @@ public:
     /// Every warp of block slot `bslot` has exited.
     [[nodiscard]] bool block_finished(std::uint32_t bslot) const {
         return blocks_.at(bslot).live_warps == 0;
+    }
+    /// Cuts the warp in `slot` in two (AMOEBA's split, paper 002 Sec. 4.3): it keeps the
+    /// threads `keep`, its other live threads become a warp of the same block in the free
+    /// slot `into` with a copy of the registers and reconvergence stack (each warp then holds
+    /// only its own threads). Both parts must hold threads; the warp must not wait at a
+    /// barrier. The block has one more live warp.
+    void split(std::uint32_t slot, std::uint32_t into, lane_mask<WarpSize> keep) {
+        auto& w = warps_.at(slot);
+        auto& t = warps_.at(into);
+        const auto live = w.stack.live();
+        WARPKIT_EXPECTS(slot != into && !w.finished() && !w.at_barrier && t.finished());
+        WARPKIT_EXPECTS((live & keep).any() && live.minus(keep).any());
+        t = w;
+        t.stack.clear_stats();
+        t.executed = 0;
+        w.stack.keep(keep);
+        t.stack.keep(live.minus(keep));
+        block_of_[into] = block_of_[slot];
+        ++blocks_.at(block_of_[slot]).live_warps;
     }
     /// Pc of the warp in `slot` (for deadlock reports).
     [[nodiscard]] std::uint32_t pc(std::uint32_t slot) const { return warps_.at(slot).stack.pc(); }

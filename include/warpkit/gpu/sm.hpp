@@ -22,6 +22,7 @@
 #include <warpkit/gating/params.hpp>
 #include <warpkit/gating/state.hpp>
 #include <warpkit/gating/stats.hpp>
+#include <warpkit/gating/no_gating.hpp>
 #include <warpkit/gpu/cluster_member.hpp>
 #include <warpkit/gpu/instruction_source.hpp>
 #include <warpkit/gpu/memory_message.hpp>
@@ -35,6 +36,7 @@
 #include <warpkit/mem/pending_request_table.hpp>
 #include <warpkit/mem/shared_memory_banks.hpp>
 #include <warpkit/mem/transaction.hpp>
+#include <warpkit/reconfig/sm_split.hpp>
 
 #include <algorithm>
 #include <array>
@@ -42,6 +44,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -70,8 +73,13 @@ struct sm_params {
     exec::units_params units{};
     mem::bank_params banks{};
     gating::params gating{};
+    /// AMOEBA's dynamic split of a fused SM (paper 002 Sec. 4.3; off: the SM never splits).
+    reconfig::sm_split_params split{};
     void validate() const {
         check_range("warp_slots", warp_slots, 1U, 64U);
+        if (split.mode != reconfig::split_mode::off)
+            check(warp_slots <= 32, "warp_slots", warp_slots,
+                  "<= 32 with split.mode on (a cut warp takes a second slot)");
         check_range("block_slots", block_slots, 1U, 64U);
         check_range("issue_width", issue_width, 1U, 8U);
         check_range("ibuffer_depth", ibuffer_depth, 1U, 16U);
@@ -85,7 +93,13 @@ struct sm_params {
     }
     WARPKIT_FIELDS(sm_params, warp_slots, block_slots, issue_width, ibuffer_depth, fetch_width,
                    fetch_latency, shared_latency, bank_group_lanes, shared_replay, const_latency,
-                   global_latency, units, banks, gating)
+                   global_latency, units, banks, gating, split)
+
+    /// Warp contexts an SM needs: the warp slots, twice as many when it may split (a cut
+    /// warp's second part lives in a slot of its own).
+    [[nodiscard]] std::uint32_t contexts() const noexcept {
+        return split.mode == reconfig::split_mode::off ? warp_slots : 2 * warp_slots;
+    }
 };
 
 /// Why an issue cycle did not use all its slots: the most advanced obstacle among the warps.
@@ -128,11 +142,15 @@ struct sm_stats {
     std::uint64_t global_lane_accesses = 0;
     /// Network flits of the requests the SM sent (hierarchy model).
     std::uint64_t request_flits = 0;
+    std::uint64_t warps_started = 0;  ///< warps of dispatched blocks with live threads, and cut parts
+    std::uint64_t warps_finished = 0; ///< warps whose every thread exited (cut parts included)
+    reconfig::sm_split_stats split{}; ///< AMOEBA's dynamic split (zero when off)
     WARPKIT_FIELDS(sm_stats, cycles, active_cycles, warp_instructions, thread_instructions,
                    issued_by_unit, stalls, fetches, ibuffer_flushes, blocks_completed,
                    shared_accesses, shared_bank_passes, shared_replays, global_accesses,
                    global_transactions, const_accesses, barrier_releases, block_cycles,
-                   warp_threads, global_loads, global_stores, global_lane_accesses, request_flits)
+                   warp_threads, global_loads, global_stores, global_lane_accesses, request_flits,
+                   warps_started, warps_finished, split)
 };
 
 /// The op_class (latency / initiation interval group) of a static instruction.
@@ -260,9 +278,10 @@ public:
     /// memory.l1).
     sm(std::uint32_t id, const sm_params& p, const typename scheduler_bank_type::params_type& sched,
        Source source, const memory_params& memory = ideal_memory())
-        : id_(id), p_(checked(p)), source_(std::move(source)), sched_(sched), units_(p_.units),
-          scoreboard_(issue::scoreboard_params{p_.warp_slots}), banks_(p_.banks),
-          warps_(p_.warp_slots), blocks_(p_.block_slots),
+        : id_(id), p_(checked(p)), source_(std::move(source)), sched_(sched), sched1_(sched),
+          units_(p_.units), units1_(p_.units),
+          scoreboard_(issue::scoreboard_params{p_.contexts()}), banks_(p_.banks),
+          warps_(p_.contexts()), blocks_(p_.block_slots), split_(p_.split),
           hier_(memory.model == memory_model::hierarchy),
           l1_(hier_ ? checked_l1_(memory) : minimal_l1_()), prt_(l1_.prt), pend_(l1_.prt.entries),
           l1d_(l1_.data), const_(l1_.constant), write_bytes_(l1_.data.miss_queue),
@@ -280,15 +299,16 @@ public:
         if constexpr (per_type_idle_detect)
             for (std::size_t t = 0; t < 2; ++t)
                 tuners_.emplace_back(p_.gating);
-        events_.reserve(std::size_t{p_.warp_slots} * 4);
-        views_.resize(p_.warp_slots);
+        events_.reserve(std::size_t{p_.contexts()} * 4);
+        views_.resize(p_.contexts());
+        if (split_.enabled()) check_split_();
     }
 
     /// Block slots free for a new block.
     [[nodiscard]] bool has_free_block_slot(std::uint32_t warps_needed) const {
         std::uint32_t free_warps = 0;
-        for (const auto& w : warps_)
-            free_warps += w.resident ? 0 : 1;
+        for (std::uint32_t s = 0; s < p_.warp_slots; ++s)
+            free_warps += warps_[s].resident ? 0 : 1;
         return free_warps >= warps_needed &&
                std::any_of(blocks_.begin(), blocks_.end(),
                            [](const block& b) { return !b.resident; });
@@ -301,7 +321,7 @@ public:
             ++bslot;
         WARPKIT_EXPECTS(bslot < blocks_.size());
         slots_tmp_.clear();
-        for (std::uint32_t s = 0; s < warps_.size() && slots_tmp_.size() < warps; ++s)
+        for (std::uint32_t s = 0; s < p_.warp_slots && slots_tmp_.size() < warps; ++s)
             if (!warps_[s].resident) slots_tmp_.push_back(s);
         WARPKIT_EXPECTS(slots_tmp_.size() == warps);
         source_.start_block(bslot, index, std::span<const std::uint32_t>(slots_tmp_));
@@ -313,7 +333,10 @@ public:
             w.resident = !source_.finished(s);
             w.block_slot = bslot;
             w.age = next_age_++;
-            if (!w.resident) --blocks_[bslot].live_warps;
+            if (!w.resident)
+                --blocks_[bslot].live_warps;
+            else
+                ++s_.warps_started;
         }
         ++resident_blocks_;
     }
@@ -331,20 +354,25 @@ public:
         power_();
         // A slave of a sharing cluster executes the master's instructions; its own fetch,
         // decode and schedulers are gated until the cluster has ungrouped.
-        if (cm_.slave_shared())
+        if (cm_.slave_shared()) {
             execute_commands_();
-        else
-            issue_();
+        } else {
+            issue_(0);
+            if (split_.split()) issue_(1);
+        }
         gate_();
+        if (split_.enabled()) split_step_();
         if (!cm_.slave_shared()) fetch_();
         retire_blocks_(on_block_done);
         units_.tick();
+        units1_.tick();
         ++now_;
     }
 
     /// True when no block is resident and nothing is in flight.
     [[nodiscard]] bool idle() const noexcept {
         return resident_blocks_ == 0 && events_.empty() && units_.busy_mask() == 0 &&
+               units1_.busy_mask() == 0 &&
                (!hier_ || memory_idle_()) && cm_.quiet();
     }
     /// True while a block is resident or anything is in flight.
@@ -459,6 +487,18 @@ public:
     [[nodiscard]] const sm_params& params() const noexcept { return p_; }
     [[nodiscard]] const sm_stats& stats() const noexcept { return s_; }
     [[nodiscard]] const exec::execution_units<payload>& units() const noexcept { return units_; }
+    /// The execution units of a split SM's second half (SM1; idle unless split.mode is on).
+    [[nodiscard]] const exec::execution_units<payload>& second_units() const noexcept {
+        return units1_;
+    }
+    /// The switch controller of AMOEBA's dynamic split.
+    [[nodiscard]] const reconfig::sm_split_controller& split_controller() const noexcept {
+        return split_;
+    }
+    /// True when the warp in `slot` is resident and runs on a split SM's second half.
+    [[nodiscard]] bool on_second_half(std::uint32_t slot) const {
+        return warps_.at(slot).resident && warps_.at(slot).half == 1;
+    }
     [[nodiscard]] const scheduler_bank_type& schedulers() const noexcept { return sched_; }
     [[nodiscard]] const issue::scoreboard& scoreboard() const noexcept { return scoreboard_; }
     /// Gating controllers of the INT clusters (0 .. sp_count-1) then the FP clusters.
@@ -510,6 +550,9 @@ private:
         std::uint32_t replays = 0;       ///< shared-memory passes still to replay (paper 004)
         issue::operands replay_writes{}; ///< the replayed load's destinations
         std::uint32_t launched = 0;      ///< threads launched (active at the first instruction)
+        std::uint8_t half = 0;           ///< split SM: 0 on SM0, 1 on SM1
+        bool narrow = false;             ///< a part of a cut warp: half the width
+        bool binned = false;             ///< split SM: draining its writes before it moves
     };
     struct block {
         bool resident = false;
@@ -588,13 +631,14 @@ private:
 
     void writeback_() {
         if (cm_.master_shared()) cm_.retire_delayed(now_);
-        for (std::size_t c = 0; c < units_.size(); ++c) {
-            auto& cl = units_[c];
-            while (cl.ready()) {
-                const payload pl = cl.take();
-                if (pl.writes.dsts != 0) release_(pl.slot, pl.writes, false);
+        for (auto* u : {&units_, &units1_})
+            for (std::size_t c = 0; c < u->size(); ++c) {
+                auto& cl = (*u)[c];
+                while (cl.ready()) {
+                    const payload pl = cl.take();
+                    if (pl.writes.dsts != 0) release_(pl.slot, pl.writes, false);
+                }
             }
-        }
         while (!events_.empty() && events_.front().at <= now_) {
             std::pop_heap(events_.begin(), events_.end(), std::greater<>{});
             const event e = events_.back();
@@ -907,35 +951,51 @@ private:
 
     // May the scheduler pick an instruction of this class: a cluster can start it, or (INT,
     // FP) none is on and free but a wakeup may start, which picking it requests.
-    [[nodiscard]] bool unit_available_(const isa::static_inst& si) const {
-        return unit_free_(si) || (gated_type_(si.unit) && type_wakeable_[type_of_(si.unit)]);
+    [[nodiscard]] bool unit_available_(const isa::static_inst& si, std::uint32_t h) const {
+        return unit_free_(si, h) ||
+               (gated_type_(si.unit) && type_wakeable_[type_of_(si.unit)]);
     }
 
     // Can an instruction of this class start this cycle (structure and power)?
-    [[nodiscard]] bool unit_free_(const isa::static_inst& si) const {
+    [[nodiscard]] bool unit_free_(const isa::static_inst& si, std::uint32_t h) const {
         switch (si.unit) {
         case isa::unit_class::int_alu:
         case isa::unit_class::fp:
         case isa::unit_class::sfu:
-            return units_.find_free(op_class_of(si)).has_value();
+            return units_of_(h).find_free(op_class_of(si)).has_value();
         case isa::unit_class::ldst:
             // The hierarchy needs a PRT entry for every access but a shared one.
-            return ldst_free_() && (!hier_ || si.space == isa::mem_space::shared ||
-                                    si.mop == isa::mem_op::none || !prt_.full());
+            return ldst_free_(h) && (!hier_ || si.space == isa::mem_space::shared ||
+                                     si.mop == isa::mem_op::none || !prt_.full());
         default:
             return true;
         }
     }
-    [[nodiscard]] bool ldst_free_() const {
+    // The memory stage behind the LD/ST units (coalescer, L1 access) stays shared when the
+    // SM splits; each half has its own LD/ST cluster.
+    [[nodiscard]] bool ldst_free_(std::uint32_t h) const {
         return now_ >= ldst_free_at_ && (!hier_ || cur_ == no_entry_) &&
-               units_.find_free(exec::op_class::ldst).has_value();
+               units_of_(h).find_free(exec::op_class::ldst).has_value();
+    }
+    // The units of half `h` (the whole SM's while fused).
+    [[nodiscard]] exec::execution_units<payload>& units_of_(std::uint32_t h) noexcept {
+        return h == 0 ? units_ : units1_;
+    }
+    [[nodiscard]] const exec::execution_units<payload>& units_of_(std::uint32_t h) const noexcept {
+        return h == 0 ? units_ : units1_;
+    }
+    // Passes of warp `s` through its pipelines: a warp of the full width takes two on a split
+    // SM's half datapath.
+    [[nodiscard]] std::uint32_t passes_(std::uint32_t s) const noexcept {
+        return split_.split() && !warps_[s].narrow ? 2U : 1U;
     }
 
     // One more pass of a shared-memory access whose lanes lost a bank conflict: it occupies
     // the LD/ST unit like the first; the last pass's data completes the load.
     void replay_(std::uint32_t s) {
         auto& w = warps_[s];
-        (void)units_.issue(exec::op_class::ldst, payload{s, issue::operands{}}, warp_mask{});
+        (void)units_of_(w.half).issue(exec::op_class::ldst, payload{s, issue::operands{}},
+                                      warp_mask{});
         ldst_free_at_ = now_ + 1;
         ++s_.shared_replays;
         if (--w.replays == 0) {
@@ -945,24 +1005,27 @@ private:
         }
     }
 
-    void issue_() {
+    // The issue stage of half `h` (0: the whole SM while fused; a split SM runs SM0's and
+    // SM1's, each with its own scheduler and units, over its own warps).
+    void issue_(std::uint32_t h) {
         if (cm_.master_paused()) return; // the cluster ramps down: nothing issues
+        auto& sched = h == 0 ? sched_ : sched1_;
         std::uint32_t n = 0;
         enum cause { c_idle, c_fetch, c_barrier, c_scoreboard, c_unit, c_gated };
         int worst = c_idle;
         for (std::uint32_t s = 0; s < warps_.size(); ++s) {
             auto& v = views_[n];
             const auto& w = warps_[s];
-            if (!w.resident) continue;
+            if (!w.resident || w.half != h) continue;
             v = issue::warp_view{};
             v.id = static_cast<issue::warp_id>(s);
             v.age = w.age;
             v.at_barrier = source_.at_barrier(s);
-            v.valid = !w.ibuf.empty() || w.replays > 0;
+            v.valid = (!w.ibuf.empty() || w.replays > 0) && !w.binned;
             if (w.replays > 0) {
                 // The lanes a bank conflict left out re-enter the pipeline first.
                 v.unit = isa::unit_class::ldst;
-                v.ready = ldst_free_();
+                v.ready = ldst_free_(h);
                 if (!v.ready) worst = std::max<int>(worst, c_unit);
             } else if (v.at_barrier) {
                 worst = std::max<int>(worst, c_barrier);
@@ -978,7 +1041,7 @@ private:
                     worst = std::max<int>(worst, c_scoreboard);
                 } else {
                     if (gated_type_(si.unit)) ++ready_ops_[type_of_(si.unit)];
-                    if (!unit_available_(si)) {
+                    if (!unit_available_(si, h)) {
                         const bool gated = gated_type_(si.unit) && !type_on_[type_of_(si.unit)];
                         worst = std::max<int>(worst, gated ? c_gated : c_unit);
                     } else {
@@ -998,14 +1061,14 @@ private:
         std::uint64_t issued_warps = 0;
         for (std::uint32_t round = 0; round < p_.issue_width && done.size() < p_.issue_width;
              ++round) {
-            const auto picks = sched_.select(std::span<const issue::warp_view>(views_.data(), n),
-                                             p_.issue_width - done.size());
+            const auto picks = sched.select(std::span<const issue::warp_view>(views_.data(), n),
+                                            p_.issue_width - done.size());
             bool refill = false;
             for (std::size_t i = 0; i < picks.size(); ++i) {
                 const std::uint32_t s = picks[i].warp;
                 auto& w = warps_[s];
                 if (w.resident && w.replays > 0) {
-                    if (!ldst_free_()) {
+                    if (!ldst_free_(h)) {
                         refill = true;
                         continue;
                     }
@@ -1014,7 +1077,7 @@ private:
                     done.push(static_cast<issue::warp_id>(s), isa::unit_class::ldst);
                     continue;
                 }
-                if (!w.resident || w.ibuf.empty() || source_.at_barrier(s)) continue;
+                if (!w.resident || w.binned || w.ibuf.empty() || source_.at_barrier(s)) continue;
                 const isa::static_inst si = w.ibuf.front();
                 if (peek_(s, operands_of(si)).any()) continue;
                 if (cm_.master_grouped() && (cm_.held(s) || !cm_.link_free(si_words_(si)))) {
@@ -1022,7 +1085,7 @@ private:
                     refill = true;
                     continue;
                 }
-                if (!unit_free_(si)) {
+                if (!unit_free_(si, h)) {
                     const bool wake =
                         gated_type_(si.unit) && type_wakeable_[type_of_(si.unit)] && round == 0;
                     if (gated_type_(si.unit)) ++unplaced_[type_of_(si.unit)];
@@ -1042,12 +1105,12 @@ private:
                     continue;
                 }
                 const auto& w = warps_[v.id];
-                v.ready =
-                    w.resident &&
-                    (w.replays > 0 ? ldst_free_() : !w.ibuf.empty() && unit_free_(w.ibuf.front()));
+                v.ready = w.resident && !w.binned && (w.replays > 0 ? ldst_free_(h)
+                                                       : !w.ibuf.empty() && unit_free_(w.ibuf.front(), h));
             }
         }
-        sched_.notify_issued(done);
+        sched.notify_issued(done);
+        if (h == 1) second_issued_ = done.size() > 0;
         if (done.size() < p_.issue_width) {
             switch (worst) {
             case c_idle:
@@ -1069,6 +1132,163 @@ private:
                 ++s_.stalls.gated;
                 break;
             }
+        }
+    }
+
+    // ---- AMOEBA's dynamic split (paper 002 Sec. 4.3) ----------------------------------------
+    // While fused, every warp is on SM0 (half 0) and the SM issues as one. A split action
+    // moves divergent warps to SM1 (half 1): a direct split cuts each in the middle and sends
+    // both parts there; regrouping keeps the fast part on SM0 and sends the slow part. Each
+    // half then issues from its own warps with its own scheduler and units; a warp of the
+    // full width takes two passes of a half datapath, a part of a cut warp one. The memory
+    // stage, L1s, registers and NoC port stay shared. When SM1 holds no more divergent part,
+    // its warps return to SM0 and the SM fuses again.
+
+    static constexpr bool splittable_ =
+        requires(Source& src, const Source& cs, std::uint32_t s, lane_mask<warp_size> m) {
+            src.split(s, s, m);
+            cs.stack(s).live();
+            cs.stack(s).active();
+            cs.stack(s).converged();
+        };
+
+    void check_split_() const {
+        const std::string mode(enum_names<reconfig::split_mode>::names[static_cast<std::size_t>(
+            p_.split.mode)]);
+        if constexpr (!splittable_)
+            throw config_error("split.mode", mode,
+                               "off (this kernel's instruction source cannot cut warps; "
+                               "warpkit-ISA kernels can)");
+        if constexpr (!std::is_same_v<typename Policies::gating_policy, gating::no_gating>)
+            throw config_error("split.mode", mode,
+                               "off with a power-gating policy (a split SM's second half is "
+                               "not gated)");
+        check(warp_size >= 2 && (warp_size / 2) % p_.split.group_lanes == 0, "split.group_lanes",
+              p_.split.group_lanes, "a divisor of half the warp size");
+    }
+
+    // A divergent warp SM0 may hand to SM1: of the full width, not replaying, not at a
+    // barrier. It goes into the bin, stops issuing, and moves once its register writes in
+    // flight have landed (a context moves whole).
+    [[nodiscard]] bool divergent_(std::uint32_t s) const {
+        if constexpr (splittable_) {
+            const auto& w = warps_[s];
+            return w.resident && w.half == 0 && !w.narrow && !w.binned && w.replays == 0 &&
+                   !source_.at_barrier(s) && !source_.stack(s).converged();
+        } else {
+            return false;
+        }
+    }
+
+    void split_step_() {
+        if constexpr (splittable_) {
+            reconfig::split_observation o;
+            o.second_issued = second_issued_;
+            second_issued_ = false;
+            for (std::uint32_t s = 0; s < warps_.size(); ++s) {
+                const auto& w = warps_[s];
+                if (!w.resident) continue;
+                if (w.half == 1 || w.binned) {
+                    if (w.narrow || w.binned) ++o.second_divergent;
+                    if (w.half == 1) {
+                        ++o.second_warps;
+                        continue;
+                    }
+                }
+                ++o.warps;
+                if (divergent_(s)) ++o.divergent;
+            }
+            const auto action = split_.tick(o);
+            switch (action) {
+            case reconfig::split_action::split:
+                split_.split_done(bin_());
+                break;
+            case reconfig::split_action::refuse:
+                for (auto& w : warps_)
+                    w.half = 0;
+                split_.refused();
+                break;
+            case reconfig::split_action::rebalance:
+                // Regrouping: SM1 idles; the first converged full-width warp of SM0 goes
+                // there (no cut: its writes in flight land in the shared register file).
+                for (std::uint32_t s = 0; s < warps_.size(); ++s) {
+                    auto& w = warps_[s];
+                    if (w.resident && w.half == 0 && !w.narrow && !w.binned &&
+                        source_.stack(s).converged()) {
+                        w.half = 1;
+                        split_.rebalanced();
+                        break;
+                    }
+                }
+                break;
+            case reconfig::split_action::none:
+                // While split, warps that diverge later join the bin.
+                if (split_.split() && o.divergent > 0) (void)bin_();
+                break;
+            }
+            move_binned_();
+            s_.split = split_.stats();
+        }
+    }
+
+    // Puts every divergent warp of SM0 in the bin; returns how many.
+    std::uint32_t bin_() {
+        std::uint32_t n = 0;
+        for (std::uint32_t s = 0; s < warps_.size(); ++s)
+            if (divergent_(s)) {
+                warps_[s].binned = true;
+                ++n;
+            }
+        return n;
+    }
+
+    // Cuts or moves every binned warp whose writes have landed (a cut needs a free slot above
+    // the warp slots; without one the warp waits in the bin).
+    void move_binned_() {
+        if constexpr (splittable_) {
+            std::uint32_t moved = 0;
+            std::uint32_t cut = 0;
+            const bool regroup = p_.split.mode == reconfig::split_mode::regroup;
+            for (std::uint32_t s = 0; s < warps_.size(); ++s) {
+                auto& w = warps_[s];
+                if (!w.resident || !w.binned || scoreboard_.pending_count(s) != 0) continue;
+                const auto& st = source_.stack(s);
+                const auto c = regroup ? reconfig::regroup(st.live(), st.active(),
+                                                           p_.split.group_lanes)
+                                       : reconfig::direct_split(st.live());
+                // One part without threads: the warp already fits half a datapath; it moves
+                // whole (regrouping found no fast group, or a direct split's half is empty).
+                if (c.first.none() || c.second.none()) {
+                    w.binned = false;
+                    w.half = 1;
+                    w.narrow = true;
+                    ++moved;
+                    continue;
+                }
+                std::uint32_t t = p_.warp_slots;
+                while (t < warps_.size() && warps_[t].resident)
+                    ++t;
+                if (t == warps_.size()) break; // no slot for a second part yet
+                source_.split(s, t, c.first);
+                w.binned = false;
+                w.ibuf.clear();
+                w.fetching = false;
+                w.narrow = true;
+                w.half = regroup ? 0 : 1;
+                auto& n = warps_[t];
+                n = warp{};
+                n.ibuf.reserve(p_.ibuffer_depth);
+                n.resident = true;
+                n.block_slot = w.block_slot;
+                n.age = w.age;
+                n.narrow = true;
+                n.half = 1;
+                ++blocks_[w.block_slot].live_warps;
+                ++s_.warps_started;
+                moved += regroup ? 1 : 2;
+                ++cut;
+            }
+            if (moved > 0) split_.moved(moved, cut);
         }
     }
 
@@ -1104,7 +1324,7 @@ private:
     // oldest waits while its warp is at a barrier, replaying, has an operand in flight or
     // finds its unit busy: the slave's back end may slip behind the master, never ahead.
     void execute_commands_() {
-        if (ldst_free_())
+        if (ldst_free_(0))
             for (std::uint32_t s = 0; s < warps_.size(); ++s)
                 if (warps_[s].resident && warps_[s].replays > 0) {
                     replay_(s);
@@ -1124,8 +1344,8 @@ private:
                                 std::to_string(c->pc) + ") in cycle " + std::to_string(now_));
             const isa::static_inst si = *next;
             if (source_.at_barrier(s) || w.replays > 0 ||
-                !scoreboard_.can_issue(s, operands_of(si)) || !unit_free_(si)) {
-                if (gated_type_(si.unit) && !unit_free_(si)) ++unplaced_[type_of_(si.unit)];
+                !scoreboard_.can_issue(s, operands_of(si)) || !unit_free_(si, 0)) {
+                if (gated_type_(si.unit) && !unit_free_(si, 0)) ++unplaced_[type_of_(si.unit)];
                 cm_.note_stall();
                 return;
             }
@@ -1166,7 +1386,7 @@ private:
         case isa::unit_class::int_alu:
         case isa::unit_class::fp:
         case isa::unit_class::sfu:
-            (void)units_.issue(oc, payload{s, writes}, d.active);
+            (void)units_of_(w.half).issue(oc, payload{s, writes}, d.active, passes_(s));
             break;
         case isa::unit_class::ldst:
             issue_memory_(s, d, writes);
@@ -1183,6 +1403,7 @@ private:
             w.resident = false;
             w.ibuf.clear();
             --blocks_[w.block_slot].live_warps;
+            ++s_.warps_finished;
         }
     }
 
@@ -1190,7 +1411,8 @@ private:
                        const issue::operands& writes) {
         // The LD/ST cluster generates addresses (its op_class timing); the memory behind it
         // answers after a fixed latency, serialised per transaction or bank pass.
-        (void)units_.issue(exec::op_class::ldst, payload{s, issue::operands{}}, d.active);
+        (void)units_of_(warps_[s].half)
+            .issue(exec::op_class::ldst, payload{s, issue::operands{}}, d.active, passes_(s));
         if (d.si.space == isa::mem_space::global || d.si.space == isa::mem_space::local) {
             if (d.si.mop == isa::mem_op::load) ++s_.global_loads;
             if (d.si.mop == isa::mem_op::store) ++s_.global_stores;
@@ -1263,7 +1485,8 @@ private:
         // Start new fetches, round robin over warps with room in their buffers.
         std::uint32_t started = 0;
         const auto n = static_cast<std::uint32_t>(warps_.size());
-        for (std::uint32_t k = 0; k < n && started < p_.fetch_width; ++k) {
+        const std::uint32_t width = split_.split() ? 2 * p_.fetch_width : p_.fetch_width;
+        for (std::uint32_t k = 0; k < n && started < width; ++k) {
             const std::uint32_t s = (fetch_next_ + k) % n;
             auto& w = warps_[s];
             if (!w.resident || w.fetching || source_.at_barrier(s)) continue;
@@ -1307,13 +1530,17 @@ private:
     sm_params p_;
     Source source_;
     scheduler_bank_type sched_;
+    scheduler_bank_type sched1_; // a split SM's SM1 (its own scheduler comes back)
     exec::execution_units<payload> units_;
+    exec::execution_units<payload> units1_; // a split SM's SM1 datapath
     issue::scoreboard scoreboard_;
     mem::shared_memory_banks banks_;
     coalescer_type coalescer_{};
     mem::transaction_list<warp_size> txns_{};
     std::vector<warp> warps_;
     std::vector<block> blocks_;
+    reconfig::sm_split_controller split_;
+    bool second_issued_ = false;
     std::vector<gating_controller> gates_;
     std::vector<event> events_; // a min-heap on arrival cycle
     std::vector<issue::warp_view> views_;

@@ -134,6 +134,21 @@ public:
         settle_();
     }
 
+    /// The warp keeps only `lanes` (it was split in two, AMOEBA paper 002 Sec. 4.3): other
+    /// lanes leave every entry as if they had never been in the warp (not counted as exits),
+    /// entries left empty are dropped and a path left without lanes ends.
+    void keep(mask_type lanes) noexcept {
+        std::size_t kept = 0;
+        for (std::size_t i = 0; i < size_; ++i) {
+            entry e = entries_[i];
+            e.mask &= lanes;
+            if (e.mask.any()) entries_[kept++] = e;
+        }
+        size_ = kept;
+        uncover_();
+        settle_();
+    }
+
     /// Records the issue of one instruction with the current active lanes.
     void record_issue() noexcept { record_active_lanes(stats_, active().count()); }
 

@@ -141,6 +141,23 @@ public:
         settle_();
     }
 
+    /// The warp keeps only `lanes` (it was split in two, AMOEBA paper 002 Sec. 4.3): other
+    /// lanes leave the running path and every entry as if they had never been in the warp
+    /// (not counted as exits); entries left without lanes are dropped and a running path
+    /// left without lanes ends, as at its convergence point.
+    void keep(mask_type lanes) noexcept {
+        active_ &= lanes;
+        live_ &= lanes;
+        std::size_t kept = 0;
+        for (std::size_t i = 0; i < size_; ++i) {
+            entry e = entries_[i];
+            e.mask &= lanes;
+            if (e.mask.any()) entries_[kept++] = e;
+        }
+        size_ = kept;
+        settle_();
+    }
+
     /// Records the issue of one instruction with the current active lanes.
     void record_issue() noexcept { record_active_lanes(stats_, active_.count()); }
 
