@@ -10,6 +10,10 @@
 // network, over L2 cycles and slices). Every kernel's output must be identical on both GPUs.
 // A PTX kernel with warp-level instructions (shfl, vote, match, redux, activemask) is written
 // for 32-thread warps: it runs on the baseline only and static fuse keeps it there.
+// Direct split and warp regrouping (Sec. 4.3) run where static fuse chose the fused GPU, with
+// every fused SM free to split and re-fuse on its own (sm.split.mode); elsewhere they are the
+// baseline run, as AMOEBA only splits fused SMs. Splitting needs an instruction source that
+// can cut warps (warpkit-ISA kernels); a PTX kernel keeps its static-fuse run there.
 #include "study.hpp"
 
 #include "../common/gpu_runner.hpp"
@@ -128,7 +132,8 @@ bool warp_width_dependent(const example::study_kernel& sk) {
 
 struct row {
     std::string kernel;
-    config_run base, up;
+    config_run base, up, direct, regroup;
+    bool splittable = false; // warps can be cut (warpkit-ISA kernels)
     bool fusible = true; // runs on 64-thread warps
     rc::prediction pred{};
     bool same = true;
@@ -137,6 +142,10 @@ struct row {
     }
     [[nodiscard]] const config_run& fused_choice() const { return fuse() ? up : base; }
     [[nodiscard]] const config_run& scale_up() const { return fusible ? up : base; }
+    [[nodiscard]] const config_run& split(bool regrouped) const {
+        if (!fuse() || !splittable) return fused_choice();
+        return regrouped ? regroup : direct;
+    }
 };
 
 double speedup(const config_run& c, const config_run& base) {
@@ -155,9 +164,9 @@ int run_study(const study_options& o) {
                 "transactions per thread access; stall: NoC reply stall rate\n\n",
                 base_preset::params().name.c_str(), base_preset::params().sms,
                 up_preset::params().name.c_str(), up_preset::params().sms, o.coeffs.c_str());
-    std::printf("%-18s %9s %8s %8s %9s %6s %13s %13s %15s %4s\n", "kernel", "base cyc", "scale-up",
-                "static", "predicted", "P(up)", "L1D base/up", "access b/up", "stall base/up",
-                "same");
+    std::printf("%-18s %9s %8s %8s %8s %8s %9s %6s %13s %13s %15s %4s\n", "kernel", "base cyc",
+                "scale-up", "static", "direct", "regroup", "predicted", "P(up)", "L1D base/up",
+                "access b/up", "stall base/up", "same");
     std::vector<row> rows;
     bool all_same = true;
     for (const auto& sk : kernels) {
@@ -169,13 +178,24 @@ int run_study(const study_options& o) {
         if (!r.base.first_cta)
             throw wk::sim_error(r.kernel + ": the first CTA never completed on the baseline");
         r.pred = predictor.predict(*r.base.first_cta);
-        r.same = !r.fusible || r.base.mem == r.up.mem;
+        r.splittable = sk.kind != "ptx";
+        if (r.fuse() && r.splittable) {
+            auto with = o.overrides;
+            with.emplace_back("sm.split.mode=direct");
+            r.direct = run_on<up_preset>(sk, with);
+            with.back() = "sm.split.mode=regroup";
+            r.regroup = run_on<up_preset>(sk, with);
+        }
+        r.same = (!r.fusible || r.base.mem == r.up.mem) &&
+                 r.split(false).mem == r.base.mem && r.split(true).mem == r.base.mem;
         all_same = all_same && r.same;
         const auto& up = r.scale_up();
         std::printf(
-            "%-18s %9llu %7.3fx %7.3fx %9s %6.3f %6.3f/%6.3f %6.3f/%6.3f %7.4f/%7.4f %4s%s\n",
+            "%-18s %9llu %7.3fx %7.3fx %7.3fx %7.3fx %9s %6.3f %6.3f/%6.3f %6.3f/%6.3f "
+            "%7.4f/%7.4f %4s%s\n",
             r.kernel.c_str(), static_cast<unsigned long long>(r.base.cycles), speedup(up, r.base),
-            speedup(r.fused_choice(), r.base),
+            speedup(r.fused_choice(), r.base), speedup(r.split(false), r.base),
+            speedup(r.split(true), r.base),
             r.pred.decision == rc::scale_decision::scale_up ? "scale_up" : "scale_out",
             r.pred.probability, r.base.l1d_miss(), up.l1d_miss(), r.base.access_rate(),
             up.access_rate(), r.base.noc_stall(), up.noc_stall(), r.same ? "yes" : "NO",
@@ -186,6 +206,20 @@ int run_study(const study_options& o) {
     // Geometric means of the speedups; how often the predictor picked the faster GPU.
     double log_up = 0;
     double log_static = 0;
+    double log_direct = 0;
+    double log_regroup = 0;
+    std::uint64_t splits = 0;
+    std::uint64_t cut = 0;
+    std::uint64_t fast_moved = 0;
+    for (const auto& r : rows) {
+        log_direct += std::log(speedup(r.split(false), r.base));
+        log_regroup += std::log(speedup(r.split(true), r.base));
+        for (const auto* c : {&r.split(false).total.split, &r.split(true).total.split}) {
+            splits += c->splits;
+            cut += c->warps_cut;
+            fast_moved += c->fast_warps_moved;
+        }
+    }
     std::size_t right = 0;
     for (const auto& r : rows) {
         log_up += std::log(speedup(r.scale_up(), r.base));
@@ -195,11 +229,16 @@ int run_study(const study_options& o) {
     }
     const double n = static_cast<double>(rows.size());
     std::printf("\ngeometric mean speedup over %zu kernels: direct scale-up %.3fx, static fuse "
-                "%.3fx; the predictor picked the faster GPU for %zu of %zu\n"
+                "%.3fx, direct split %.3fx, warp regrouping %.3fx; the predictor picked the "
+                "faster GPU for %zu of %zu; split runs: %llu splits, %llu warps cut, %llu fast "
+                "warps moved\n"
                 "(paper 002 Fig. 12, 12 benchmarks: AMOEBA +47%% IPC on average; static fuse "
                 "close to direct scale-up where scale-up pays, about 10%% better where it "
-                "does not)\n",
-                rows.size(), std::exp(log_up / n), std::exp(log_static / n), right, rows.size());
+                "does not; warp regrouping 16%% above direct split)\n",
+                rows.size(), std::exp(log_up / n), std::exp(log_static / n),
+                std::exp(log_direct / n), std::exp(log_regroup / n), right, rows.size(),
+                static_cast<unsigned long long>(splits), static_cast<unsigned long long>(cut),
+                static_cast<unsigned long long>(fast_moved));
     if (!o.csv.empty()) {
         std::ofstream f(o.csv);
         if (!f) throw wk::error("cannot write '" + o.csv + "'");
@@ -213,6 +252,8 @@ int run_study(const study_options& o) {
             line("baseline", r.base);
             line("scale_up", r.scale_up());
             line("static_fuse", r.fused_choice());
+            line("direct_split", r.split(false));
+            line("warp_regrouping", r.split(true));
         }
     }
     if (!o.metrics_csv.empty()) {
@@ -231,7 +272,7 @@ int run_study(const study_options& o) {
     }
     if (!all_same) {
         std::fprintf(stderr, "warpkit-amoeba: a kernel's output differs between the baseline "
-                             "and the fused GPU (the 'same' column)\n");
+                             "and the fused or split GPU (the 'same' column)\n");
         return 1;
     }
     return 0;
@@ -242,7 +283,8 @@ int run_study(const study_options& o) {
 void add_study(CLI::App& app, std::function<int()>& run) {
     auto o = std::make_shared<study_options>();
     auto* sub = app.add_subcommand(
-        "study", "baseline scale-out, direct scale-up and static fuse on the bundled kernels");
+        "study", "baseline scale-out, direct scale-up, static fuse, direct split and warp "
+                 "regrouping on the bundled kernels");
     sub->add_option("--kernels", o->isa_dir, "directory of warpkit-ISA kernels (*.s)")
         ->capture_default_str();
     sub->add_option("--cuda", o->cuda_dir, "directory of PTX kernels with *.launch.json files")
