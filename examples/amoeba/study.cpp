@@ -133,7 +133,6 @@ bool warp_width_dependent(const example::study_kernel& sk) {
 struct row {
     std::string kernel;
     config_run base, up, direct, regroup;
-    bool splittable = false; // warps can be cut (warpkit-ISA kernels)
     bool fusible = true; // runs on 64-thread warps
     rc::prediction pred{};
     bool same = true;
@@ -143,7 +142,7 @@ struct row {
     [[nodiscard]] const config_run& fused_choice() const { return fuse() ? up : base; }
     [[nodiscard]] const config_run& scale_up() const { return fusible ? up : base; }
     [[nodiscard]] const config_run& split(bool regrouped) const {
-        if (!fuse() || !splittable) return fused_choice();
+        if (!fuse()) return fused_choice();
         return regrouped ? regroup : direct;
     }
 };
@@ -178,8 +177,7 @@ int run_study(const study_options& o) {
         if (!r.base.first_cta)
             throw wk::sim_error(r.kernel + ": the first CTA never completed on the baseline");
         r.pred = predictor.predict(*r.base.first_cta);
-        r.splittable = sk.kind != "ptx";
-        if (r.fuse() && r.splittable) {
+        if (r.fuse()) {
             auto with = o.overrides;
             with.emplace_back("sm.split.mode=direct");
             r.direct = run_on<up_preset>(sk, with);

@@ -925,3 +925,88 @@ TEST_CASE("ptx launch: geometry, parameters and shared memory are checked") {
     CHECK(l.shared_bytes() == 512 + 1000); // dynamic shared memory follows the static
     CHECK(gpu::launchable_kernel<ptx::launch>);
 }
+
+TEST_CASE_TEMPLATE("ptx executor: a cut warp's parts keep their lanes' registers and count "
+                   "half a warp each at bar.sync a, b",
+                   Stack, pdom, ssy) {
+    // Each thread stores 10 * tid before the barrier and tid + 1 after it. Block of 64
+    // threads: warp 0 in slot 0 is cut (lanes 0..11 stay, 12..31 go to slot 2), warp 1 in
+    // slot 1 stays whole. `bar.sync 1, 32` waits for one warp's worth of threads.
+    const compiled c(R"(
+.visible .entry cut(.param .u64 out)
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd2, %r1, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    mul.lo.s32 %r2, %r1, 10;
+    st.global.u32 [%rd3], %r2;
+    bar.sync 1, 32;
+    add.s32 %r3, %r1, 1;
+    st.global.u32 [%rd3+256], %r3;
+    ret;
+}
+)",
+                     "cut");
+    device dev;
+    const std::uint64_t out = dev.alloc(4 * 128);
+    const ptx::launch l(c.k, {1, 1, 1}, {64, 1, 1}, ptx::param_pack(c.k).add(out).bytes());
+    gpu::ptx_source<32, Stack> src(l, dev.mem, 3, 1, 0);
+    CHECK(src.can_cut());
+    const std::uint32_t slots[] = {0, 1};
+    REQUIRE(src.start_block(0, 0, slots) == 2);
+    // Two instructions, then the cut: the parts carry the registers already written.
+    (void)src.execute(0, {});
+    (void)src.execute(0, {});
+    src.split(0, 2, lane_mask<32>::first_n(12));
+    CHECK(src.stack(0).live() == lane_mask<32>::first_n(12));
+    CHECK(src.stack(2).live() == lane_mask<32>::first_n(32).minus(lane_mask<32>::first_n(12)));
+    const auto to_barrier = [&](std::uint32_t s) {
+        while (!src.at_barrier(s))
+            (void)src.execute(s, {});
+    };
+    // One part at the barrier is half a warp: not enough; both parts are one warp.
+    to_barrier(0);
+    CHECK_FALSE(src.barrier_complete(0));
+    to_barrier(2);
+    CHECK(src.barrier_complete(0));
+    src.release_barrier(0);
+    // Warp 1 alone is a whole warp.
+    to_barrier(1);
+    CHECK(src.barrier_complete(0));
+    src.release_barrier(0);
+    for (const std::uint32_t s : {0U, 1U, 2U})
+        while (!src.finished(s))
+            (void)src.execute(s, {});
+    CHECK(src.block_finished(0));
+    const auto v = dev.get<std::uint32_t>(out, 128);
+    for (std::uint32_t t = 0; t < 64; ++t) {
+        CHECK(v[t] == 10 * t);
+        CHECK(v[64 + t] == t + 1);
+    }
+}
+
+TEST_CASE("ptx executor: a kernel with warp-collective instructions cannot be cut") {
+    const compiled c(R"(
+.visible .entry vote(.param .u64 out)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<3>;
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %tid.x;
+    setp.lt.u32 %p1, %r1, 5;
+    vote.sync.ballot.b32 %r2, %p1, -1;
+    st.global.u32 [%rd1], %r2;
+    ret;
+}
+)",
+                     "vote");
+    device dev;
+    const std::uint64_t out = dev.alloc(4);
+    const ptx::launch l(c.k, {1, 1, 1}, {32, 1, 1}, ptx::param_pack(c.k).add(out).bytes());
+    gpu::ptx_source<32, pdom> src(l, dev.mem, 2, 1, 0);
+    CHECK_FALSE(src.can_cut());
+}

@@ -3,6 +3,7 @@
 #include "references.hpp"
 
 #include <warpkit/core/stats.hpp>
+#include <warpkit/gpu/invariants.hpp>
 #include <warpkit/gpu/presets.hpp>
 #include <warpkit/host/launch_file.hpp>
 #include <warpkit/ptx/functional.hpp>
@@ -71,8 +72,8 @@ public:
         }
         return pack.bytes();
     }
-    [[nodiscard]] ptx::launch launch() const {
-        return ptx::launch(*k_, spec_.grid, spec_.block, params_, spec_.shared_bytes);
+    [[nodiscard]] ptx::launch launch(std::uint32_t warp_size = 32) const {
+        return ptx::launch(*k_, spec_.grid, spec_.block, params_, spec_.shared_bytes, warp_size);
     }
     [[nodiscard]] const ptx::kernel& kernel() const { return *k_; }
     [[nodiscard]] const gpu::global_memory& initial() const { return mem_; }
@@ -271,4 +272,48 @@ TEST_CASE("ptx examples: a whole breadth-first search, one launch per level") {
     }
     CHECK(launches == ref.launches);
     CHECK(e.read<int>(mem, "levels") == ref.levels);
+}
+
+TEST_CASE("ptx examples: every kernel computes the same on the fused AMOEBA GPU with direct "
+          "split and warp regrouping") {
+    using P = gpu::amoeba_48_fused;
+    for (const auto& name : kernels) {
+        CAPTURE(name);
+        const example e(name, fitting_registers<P>(name), true);
+        const auto l = e.launch(64);
+        gpu::global_memory reference = e.initial();
+        const auto fst = ptx::run_functional<64>(l, reference);
+        for (auto m : {reconfig::split_mode::direct, reconfig::split_mode::regroup}) {
+            CAPTURE(static_cast<int>(m));
+            auto params = P::params();
+            params.sm.split.mode = m;
+            params.sm.split.threshold = 0.0; // any divergent warp splits its SM
+            params.sm.split.check_interval = 8;
+            gpu::global_memory mem = e.initial();
+            gpu::gpu<P> g(params);
+            bool cuts = true;
+            const auto rs = g.run(l, mem, [&](const auto& sm) {
+                gpu::require(gpu::check_sm(sm), "check_sm");
+                cuts = sm.source().can_cut();
+            });
+            gpu::require(gpu::check_run(rs, {l.blocks(), params.sms}), "check_run");
+            // warp_reduce's shuffles assume 32 lanes: at 64 only the functional run compares.
+            if (name != "warp_reduce") check_against_reference(name, e, mem);
+            CHECK(mem == reference);
+            if (name != "bfs") { // bfs races benignly on levels[] (see above)
+                CHECK(rs.total.thread_instructions == fst.thread_instructions);
+            }
+            const auto& sp = rs.total.split;
+            CHECK(rs.total.warps_finished == rs.total.warps_started);
+            CHECK(rs.total.warps_started ==
+                  std::uint64_t{l.blocks()} * l.warps_per_block() + sp.warps_cut);
+            CHECK(sp.refuses <= sp.splits);
+            // warp_reduce shuffles and votes across its lanes: its warps move whole.
+            CHECK(cuts == (name != "warp_reduce"));
+            if (!cuts) CHECK(sp.warps_cut == 0);
+            // Kernels with data-dependent branches split; one whose branches are uniform never does.
+            if (name == "bfs" || name == "reduce" || name == "scan") CHECK(sp.splits > 0);
+            if (name == "sgemm_naive") CHECK(sp.splits == 0);
+        }
+    }
 }

@@ -246,6 +246,26 @@ struct coverage {
     }
 };
 
+// The reference: each lane of `start` run on its own (its scalar trace), and the traces'
+// total length.
+struct reference {
+    std::vector<std::vector<pc_type>> traces;
+    std::size_t total = 0;
+};
+
+template <class Mask>
+reference scalar_reference(const kernel& k, const predicate& pred, std::size_t warp_size,
+                           Mask start) {
+    reference r;
+    r.traces.resize(warp_size);
+    visits v;
+    for (const std::size_t lane : start) {
+        r.traces[lane] = scalar_trace(k.code, pred, lane, v);
+        r.total += r.traces[lane].size();
+    }
+    return r;
+}
+
 template <class S>
 coverage check_laws(const kernel& k, typename S::mask_type start) {
     coverage cov;
@@ -253,17 +273,9 @@ coverage check_laws(const kernel& k, typename S::mask_type start) {
     const predicate pred = [&k](int c, std::size_t l, pc_type pc, std::size_t v) {
         return k.pred(c, l, pc, v);
     };
-
-    // Scalar reference.
-    std::vector<std::vector<pc_type>> expected(S::warp_size);
-    std::size_t total = 0;
-    {
-        visits v;
-        for (const std::size_t lane : start) {
-            expected[lane] = scalar_trace(k.code, pred, lane, v);
-            total += expected[lane].size();
-        }
-    }
+    const reference ref = scalar_reference(k, pred, S::warp_size, start);
+    const auto& expected = ref.traces;
+    const std::size_t total = ref.total;
 
     S s(0, start);
     visits v;
@@ -401,15 +413,9 @@ bool check_cut(const kernel& k, typename S::mask_type start, std::size_t cut_at,
     const predicate pred = [&k](int c, std::size_t l, pc_type pc, std::size_t v) {
         return k.pred(c, l, pc, v);
     };
-    std::vector<std::vector<pc_type>> expected(S::warp_size);
-    std::size_t total = 0;
-    {
-        visits v;
-        for (const std::size_t lane : start) {
-            expected[lane] = scalar_trace(k.code, pred, lane, v);
-            total += expected[lane].size();
-        }
-    }
+    const reference ref = scalar_reference(k, pred, S::warp_size, start);
+    const auto& expected = ref.traces;
+    const std::size_t total = ref.total;
     std::vector<std::vector<pc_type>> got(S::warp_size);
     visits v;
     S a(0, start);

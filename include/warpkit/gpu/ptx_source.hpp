@@ -19,6 +19,11 @@
 /// a sim_error). `bar.arrive` counts the warp without waiting; `bar.warp.sync` does nothing
 /// (the lanes of a warp execute in lockstep).
 ///
+/// A warp may be cut in two (`split`, AMOEBA's dynamic split): each part keeps its own lanes
+/// and counts as half a warp at barriers, so `bar.sync a, b` still waits for b threads'
+/// warps. Kernels with warp-collective instructions (`shfl`, `vote`, `activemask`) cannot
+/// be cut (`can_cut()` is false): a lane of one part would read the other part's lanes.
+///
 /// Statistics count thread instructions the way GPGPU-Sim's gpu_sim_insn does: every
 /// executed instruction once per active lane whose guard predicate is true (a lane that does
 /// not take `@p bra` does not count); warp instructions once per issue; both per opcode.
@@ -35,6 +40,7 @@
 #include <warpkit/ptx/semantics.hpp>
 #include <warpkit/simt/concepts.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -82,6 +88,11 @@ public:
         reg_bits_.reserve(nregs_);
         for (const auto& r : k_->registers())
             reg_bits_.push_back(ptx::bits(r.t));
+        for (std::size_t pc = 0; pc < k_->size(); ++pc) {
+            const auto o = k_->at(pc).in.opcode;
+            if (o == ptx::op::shfl || o == ptx::op::vote || o == ptx::op::activemask)
+                can_cut_ = false;
+        }
     }
 
     [[nodiscard]] bool finished(std::uint32_t slot) const {
@@ -148,7 +159,10 @@ public:
             const mask rest = active.minus(exec);
             w.stack.exit(exec);
             if (rest.any()) w.stack.advance(next);
-            if (w.stack.finished()) --blocks_[w.block].live_warps;
+            if (w.stack.finished()) {
+                --blocks_[w.block].live_warps;
+                blocks_[w.block].live_halves -= w.halves;
+            }
             return d;
         }
         case op::bar:
@@ -213,6 +227,7 @@ public:
         b.id = {block % g.x, (block / g.x) % g.y, block / (g.x * g.y)};
         b.shared.assign(shared_bytes_, 0);
         b.live_warps = 0;
+        b.live_halves = 0;
         b.arrived = 0;
         b.expected = 0;
         b.barrier_id = -1;
@@ -224,6 +239,7 @@ public:
             w.warp_in_block = i;
             w.at_barrier = false;
             w.executed = 0;
+            w.halves = 2;
             const std::uint32_t first = i * static_cast<std::uint32_t>(WarpSize);
             w.stack.reset(0, mask::first_n(threads > first ? threads - first : 0));
             std::fill_n(regs_.begin() +
@@ -232,7 +248,10 @@ public:
             std::fill_n(local_.begin() +
                             static_cast<std::ptrdiff_t>(std::size_t{s} * WarpSize * local_bytes_),
                         WarpSize * local_bytes_, 0);
-            if (!w.stack.finished()) ++b.live_warps;
+            if (!w.stack.finished()) {
+                ++b.live_warps;
+                b.live_halves += 2;
+            }
         }
         ++st_.blocks;
         return b.live_warps;
@@ -242,7 +261,8 @@ public:
     [[nodiscard]] bool barrier_complete(std::uint32_t bslot) const {
         const auto& b = blocks_.at(bslot);
         if (b.arrived == 0) return false;
-        return b.arrived >= (b.expected != 0 ? std::min(b.expected, b.live_warps) : b.live_warps);
+        return b.arrived >=
+               (b.expected != 0 ? std::min(b.expected, b.live_halves) : b.live_halves);
     }
     /// Lets the waiting warps of block slot `bslot` past the barrier.
     void release_barrier(std::uint32_t bslot) {
@@ -257,6 +277,35 @@ public:
     /// Every warp of block slot `bslot` has exited.
     [[nodiscard]] bool block_finished(std::uint32_t bslot) const {
         return blocks_.at(bslot).live_warps == 0;
+    }
+    /// False when the kernel has warp-collective instructions (`shfl`, `vote`, `activemask`):
+    /// its warps must not be cut.
+    [[nodiscard]] bool can_cut() const noexcept { return can_cut_; }
+    /// Cuts the warp in `slot` in two (AMOEBA's split, paper 002 Sec. 4.3): it keeps the
+    /// threads `keep`; its other live threads become a warp of the same block in the free
+    /// slot `into`, with a copy of the registers, local memory and reconvergence stack. Both
+    /// parts must hold threads; the warp must be whole (not itself a part), not wait at a
+    /// barrier, and the kernel must allow cuts (`can_cut()`). The block has one more live
+    /// warp; at barriers each part counts half.
+    void split(std::uint32_t slot, std::uint32_t into, mask keep) {
+        auto& w = warps_.at(slot);
+        auto& t = warps_.at(into);
+        const auto live = w.stack.live();
+        WARPKIT_EXPECTS(can_cut_ && slot != into && !w.stack.finished() && !w.at_barrier &&
+                        w.halves == 2 && t.stack.finished());
+        WARPKIT_EXPECTS((live & keep).any() && live.minus(keep).any());
+        t = w;
+        t.stack.clear_stats();
+        t.executed = 0;
+        t.halves = 1;
+        w.halves = 1;
+        w.stack.keep(keep);
+        t.stack.keep(live.minus(keep));
+        const auto row = static_cast<std::ptrdiff_t>(nregs_ * WarpSize);
+        std::copy_n(regs_.begin() + row * slot, row, regs_.begin() + row * into);
+        const auto bytes = static_cast<std::ptrdiff_t>(WarpSize * local_bytes_);
+        std::copy_n(local_.begin() + bytes * slot, bytes, local_.begin() + bytes * into);
+        ++blocks_[w.block].live_warps;
     }
     /// Pc of the warp in `slot` (for deadlock reports).
     [[nodiscard]] std::uint32_t pc(std::uint32_t slot) const { return warps_.at(slot).stack.pc(); }
@@ -278,14 +327,16 @@ private:
         std::uint32_t warp_in_block = 0;
         bool at_barrier = false;
         std::uint64_t executed = 0;
+        std::uint32_t halves = 2; ///< 2: a whole warp; 1: a part of a cut warp
     };
     struct cta {
         isa::dim3 id;
         std::uint32_t linear = 0;
         std::vector<std::uint8_t> shared;
         std::uint32_t live_warps = 0;
-        std::uint32_t arrived = 0;
-        std::uint32_t expected = 0; ///< warps the open barrier waits for (0: all live)
+        std::uint32_t live_halves = 0; ///< live warps counting a part of a cut warp as half
+        std::uint32_t arrived = 0;     ///< half-warps at the open barrier
+        std::uint32_t expected = 0;    ///< half-warps the open barrier waits for (0: all live)
         std::int64_t barrier_id = -1;
     };
     struct location {
@@ -857,9 +908,9 @@ private:
         b.barrier_id = id;
         if (p.num_src > 1) {
             const std::uint64_t threads = read_(cur_slot_, p.src[1], first) & 0xffffffffU;
-            b.expected = static_cast<std::uint32_t>((threads + WarpSize - 1) / WarpSize);
+            b.expected = 2 * static_cast<std::uint32_t>((threads + WarpSize - 1) / WarpSize);
         }
-        ++b.arrived;
+        b.arrived += w.halves;
         if (!p.in.arrive) w.at_barrier = true;
     }
 
@@ -950,6 +1001,7 @@ private:
     std::array<std::array<std::uint64_t, WarpSize>, 6> scratch_{};
     std::uint32_t cur_slot_ = 0;
     std::size_t cur_pc_ = 0;
+    bool can_cut_ = true;
 };
 
 } // namespace warpkit::gpu

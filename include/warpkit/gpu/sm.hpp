@@ -495,10 +495,6 @@ public:
     [[nodiscard]] const reconfig::sm_split_controller& split_controller() const noexcept {
         return split_;
     }
-    /// True when the warp in `slot` is resident and runs on a split SM's second half.
-    [[nodiscard]] bool on_second_half(std::uint32_t slot) const {
-        return warps_.at(slot).resident && warps_.at(slot).half == 1;
-    }
     [[nodiscard]] const scheduler_bank_type& schedulers() const noexcept { return sched_; }
     [[nodiscard]] const issue::scoreboard& scoreboard() const noexcept { return scoreboard_; }
     /// Gating controllers of the INT clusters (0 .. sp_count-1) then the FP clusters.
@@ -553,6 +549,7 @@ private:
         std::uint8_t half = 0;           ///< split SM: 0 on SM0, 1 on SM1
         bool narrow = false;             ///< a part of a cut warp: half the width
         bool binned = false;             ///< split SM: draining its writes before it moves
+        bool uncut = false;              ///< moved to SM1 divergent and whole (no cuts allowed)
     };
     struct block {
         bool resident = false;
@@ -1152,13 +1149,22 @@ private:
             cs.stack(s).converged();
         };
 
+    // False when the source holds a kernel whose warps must not be cut (PTX with
+    // warp-collective instructions): divergent warps then move to SM1 whole.
+    [[nodiscard]] bool can_cut_() const {
+        if constexpr (requires { source_.can_cut(); })
+            return source_.can_cut();
+        else
+            return true;
+    }
+
     void check_split_() const {
         const std::string mode(enum_names<reconfig::split_mode>::names[static_cast<std::size_t>(
             p_.split.mode)]);
         if constexpr (!splittable_)
             throw config_error("split.mode", mode,
                                "off (this kernel's instruction source cannot cut warps; "
-                               "warpkit-ISA kernels can)");
+                               "warpkit-ISA and PTX kernels can)");
         if constexpr (!std::is_same_v<typename Policies::gating_policy, gating::no_gating>)
             throw config_error("split.mode", mode,
                                "off with a power-gating policy (a split SM's second half is "
@@ -1189,7 +1195,8 @@ private:
                 const auto& w = warps_[s];
                 if (!w.resident) continue;
                 if (w.half == 1 || w.binned) {
-                    if (w.narrow || w.binned) ++o.second_divergent;
+                    if (w.narrow || w.binned || (w.uncut && !source_.stack(s).converged()))
+                        ++o.second_divergent;
                     if (w.half == 1) {
                         ++o.second_warps;
                         continue;
@@ -1204,8 +1211,10 @@ private:
                 split_.split_done(bin_());
                 break;
             case reconfig::split_action::refuse:
-                for (auto& w : warps_)
+                for (auto& w : warps_) {
                     w.half = 0;
+                    w.uncut = false;
+                }
                 split_.refused();
                 break;
             case reconfig::split_action::rebalance:
@@ -1249,9 +1258,17 @@ private:
             std::uint32_t moved = 0;
             std::uint32_t cut = 0;
             const bool regroup = p_.split.mode == reconfig::split_mode::regroup;
+            const bool cut_ok = can_cut_();
             for (std::uint32_t s = 0; s < warps_.size(); ++s) {
                 auto& w = warps_[s];
                 if (!w.resident || !w.binned || scoreboard_.pending_count(s) != 0) continue;
+                if (!cut_ok) { // a warp that must not be cut moves whole, at the full width
+                    w.binned = false;
+                    w.half = 1;
+                    w.uncut = true;
+                    ++moved;
+                    continue;
+                }
                 const auto& st = source_.stack(s);
                 const auto c = regroup ? reconfig::regroup(st.live(), st.active(),
                                                            p_.split.group_lanes)
