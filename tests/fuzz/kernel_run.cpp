@@ -4,15 +4,19 @@
 // config_error from isa_kernel) is skipped. A kernel that does runs functionally (bounded
 // warp instructions) and timed on a two-SM GPU (bounded cycles, short watchdog): odd input
 // sizes on the Fermi preset (memory hierarchy, GTO, PDOM stack), even ones on the Tesla
-// preset (ideal memory, round robin, SSY stack). Every run ends, by completing or by a
+// preset (ideal memory, round robin, SSY stack); sizes of 3 mod 4 also run with 64-thread
+// warps on fused AMOEBA SMs that split at any divergent warp (direct split or regrouping,
+// by the size's third bit). Every run ends, by completing or by a
 // warpkit::error (kernel fault, watchdog, deadlock, max_cycles, a launch that cannot fit);
 // nothing else may escape. Laws: a completed timed run finished every block within
-// max_cycles; a completed functional run ran every block within its instruction budget.
+// max_cycles; a completed functional run ran every block within its instruction budget; a
+// completed split run lost no warp or cut part and keeps every conservation identity.
 #include "fuzz.hpp"
 
 #include <warpkit/gpu/functional.hpp>
 #include <warpkit/gpu/global_memory.hpp>
 #include <warpkit/gpu/gpu.hpp>
+#include <warpkit/gpu/invariants.hpp>
 #include <warpkit/gpu/isa_kernel.hpp>
 #include <warpkit/gpu/presets.hpp>
 #include <warpkit/isa/assembler.hpp>
@@ -32,23 +36,43 @@ constexpr std::uint64_t watchdog_cycles = 500;
 constexpr std::uint64_t max_warp_instructions = 20000;
 
 template <class Preset>
-void run_timed(const gpu::isa_kernel& k) {
-    auto p = Preset::params();
+gpu::gpu_params small(gpu::gpu_params p = Preset::params()) {
     p.sms = 2;
     p.cluster_size = 1;
     p.watchdog_cycles = watchdog_cycles;
     p.max_cycles = max_cycles;
+    return p;
+}
+
+template <class Preset>
+void run_timed(const gpu::isa_kernel& k, const gpu::gpu_params& p = small<Preset>()) {
     gpu::global_memory mem;
     gpu::load_data(k, mem);
     gpu::run_stats rs;
+    bool sm_ok = true;
     if (!fuzz::expect_errors([&] {
             gpu::gpu<Preset> g(p);
-            rs = g.run(k, mem);
+            rs = g.run(k, mem, [&](const auto& sm) { sm_ok = sm_ok && gpu::check_sm(sm).ok(); });
         }))
         return;
     WARPKIT_FUZZ_LAW(rs.cycles <= max_cycles);
     WARPKIT_FUZZ_LAW(rs.total.blocks_completed == k.blocks());
     WARPKIT_FUZZ_LAW(rs.per_sm.size() == p.sms);
+    WARPKIT_FUZZ_LAW(rs.total.warps_finished == rs.total.warps_started);
+    WARPKIT_FUZZ_LAW(sm_ok);
+    WARPKIT_FUZZ_LAW(gpu::check_run(rs, {k.blocks(), p.sms}).ok());
+}
+
+// The program as a kernel of 64-thread warps on two fused AMOEBA SMs that split at the
+// first divergent warp.
+void run_split(const isa::program& prog, bool regroup) {
+    std::optional<gpu::isa_kernel> k;
+    if (!fuzz::expect_errors([&] { k.emplace(prog, 64); })) return;
+    auto p = small<gpu::amoeba_48_fused>();
+    p.sm.split.mode = regroup ? reconfig::split_mode::regroup : reconfig::split_mode::direct;
+    p.sm.split.threshold = 0.0;
+    p.sm.split.check_interval = 8;
+    run_timed<gpu::amoeba_48_fused>(*k, p);
 }
 
 } // namespace
@@ -74,5 +98,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         run_timed<gpu::fermi_gtx480>(*k);
     else
         run_timed<gpu::tesla_seed004>(*k);
+    if (size % 4 == 3) run_split(prog, (size & 4) != 0);
     return 0;
 }
