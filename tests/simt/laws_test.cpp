@@ -55,6 +55,12 @@ struct kernel {
         }
         return false;
     }
+    /// pred() as the predicate step() and scalar_trace() take.
+    [[nodiscard]] predicate as_predicate() const {
+        return [this](int c, std::size_t l, pc_type pc, std::size_t v) {
+            return pred(c, l, pc, v);
+        };
+    }
 };
 
 // Builds structured kernels; each conditional branch is preceded by its SSY.
@@ -270,9 +276,7 @@ template <class S>
 coverage check_laws(const kernel& k, typename S::mask_type start) {
     coverage cov;
     using mask = typename S::mask_type;
-    const predicate pred = [&k](int c, std::size_t l, pc_type pc, std::size_t v) {
-        return k.pred(c, l, pc, v);
-    };
+    const predicate pred = k.as_predicate();
     const reference ref = scalar_reference(k, pred, S::warp_size, start);
     const auto& expected = ref.traces;
     const std::size_t total = ref.total;
@@ -410,9 +414,7 @@ template <class S>
 bool check_cut(const kernel& k, typename S::mask_type start, std::size_t cut_at,
                typename S::mask_type m) {
     using mask = typename S::mask_type;
-    const predicate pred = [&k](int c, std::size_t l, pc_type pc, std::size_t v) {
-        return k.pred(c, l, pc, v);
-    };
+    const predicate pred = k.as_predicate();
     const reference ref = scalar_reference(k, pred, S::warp_size, start);
     const auto& expected = ref.traces;
     const std::size_t total = ref.total;
