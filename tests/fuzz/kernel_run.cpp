@@ -10,7 +10,8 @@
 // warpkit::error (kernel fault, watchdog, deadlock, max_cycles, a launch that cannot fit);
 // nothing else may escape. Laws: a completed timed run finished every block within
 // max_cycles; a completed functional run ran every block within its instruction budget; a
-// completed split run lost no warp or cut part and keeps every conservation identity.
+// completed split run lost no warp or cut part and keeps every conservation identity; the
+// split runs' mesh (one-packet ejection queues) keeps its credit law in every cycle.
 #include "fuzz.hpp"
 
 #include <warpkit/gpu/functional.hpp>
@@ -50,11 +51,18 @@ void run_timed(const gpu::isa_kernel& k, const gpu::gpu_params& p = small<Preset
     gpu::load_data(k, mem);
     gpu::run_stats rs;
     bool sm_ok = true;
-    if (!fuzz::expect_errors([&] {
+    bool credits_ok = true;
+    const bool done = fuzz::expect_errors([&] {
+        try {
             gpu::gpu<Preset> g(p);
             rs = g.run(k, mem, [&](const auto& sm) { sm_ok = sm_ok && gpu::check_sm(sm).ok(); });
-        }))
-        return;
+        } catch (const sim_error& e) {
+            credits_ok = std::string_view(e.what()).find("credit law") == std::string_view::npos;
+            throw;
+        }
+    });
+    WARPKIT_FUZZ_LAW(credits_ok);
+    if (!done) return;
     WARPKIT_FUZZ_LAW(rs.cycles <= max_cycles);
     WARPKIT_FUZZ_LAW(rs.total.blocks_completed == k.blocks());
     WARPKIT_FUZZ_LAW(rs.per_sm.size() == p.sms);
@@ -72,6 +80,10 @@ void run_split(const isa::program& prog, bool regroup) {
     p.sm.split.mode = regroup ? reconfig::split_mode::regroup : reconfig::split_mode::direct;
     p.sm.split.threshold = 0.0;
     p.sm.split.check_interval = 8;
+    // The mesh under back-pressure: one-packet ejection queues at every node, and the
+    // credit law checked after every network cycle.
+    p.memory.noc.mesh.eject_queue_packets = 1;
+    p.memory.noc.mesh.check_credits = true;
     run_timed<gpu::amoeba_48_fused>(*k, p);
 }
 

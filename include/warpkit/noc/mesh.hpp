@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <limits>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -109,6 +110,12 @@ public:
             ++n.s.cycles;
         }
         ++now_;
+        if (p_.check_credits) {
+            const std::uint64_t bad = credit_violations();
+            if (bad != 0)
+                throw sim_error("mesh: credit law broken on " + std::to_string(bad) +
+                                " virtual channels after cycle " + std::to_string(now_ - 1));
+        }
         return busy;
     }
 
@@ -207,6 +214,37 @@ public:
         return nets_.at(subnet).sink.size(std::size_t{n} * V_ + vc);
     }
 
+    /// The credit law, on every VC of every channel (router outputs and node interfaces):
+    /// the credits the sender holds, the flits on the channel, the flits in the receiver's
+    /// buffer and the credits on their way back make exactly one buffer, and the sender
+    /// never holds more than a buffer. Returns how many VCs break it (0 in every cycle).
+    [[nodiscard]] std::uint64_t credit_violations() const {
+        std::uint64_t bad = 0;
+        const auto law = [&](std::uint32_t held, std::uint32_t down, std::uint32_t back) {
+            if (held > B_ || held + down + back != B_) ++bad;
+        };
+        for (const auto& n : nets_) {
+            for (std::size_t out = 0; out < RP_; ++out) {
+                const std::uint32_t to = down_[out];
+                if (to == none || t_.enabled[out / P_] == 0) continue;
+                for (std::uint32_t v = 0; v < V_; ++v) {
+                    const std::uint32_t kept = to < RP_ ? n.buf.size(std::size_t{to} * V_ + v)
+                                                        : n.sink.size((to - RP_) * V_ + v);
+                    law(n.ovc_credits[out * V_ + v], count_vc(n.chan, to, v) + kept,
+                        count_vc(n.cred, out, v));
+                }
+            }
+            for (node_id i = 0; i < N_; ++i) {
+                const std::size_t to = std::size_t{t_.host[i]} * P_ + t_.local[i];
+                for (std::uint32_t v = 0; v < V_; ++v)
+                    law(n.src_credits[std::size_t{i} * V_ + v],
+                        count_vc(n.chan, to, v) + n.buf.size(to * V_ + v),
+                        count_vc(n.cred, RP_ + i, v));
+            }
+        }
+        return bad;
+    }
+
 private:
     static constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
     static constexpr std::uint8_t idle_state = 0;
@@ -257,6 +295,7 @@ private:
         std::vector<Alloc> sa;               ///< per router
         std::vector<std::uint32_t> vc_ptr;   ///< per router input: VC round-robin
         detail::queue_bank<flit> sink;       ///< node ejection buffers, per VC
+        std::vector<std::uint32_t> sink_rr;  ///< per node: the VC the interface drains first
         std::vector<std::uint32_t> src_credits;
         std::vector<std::uint8_t> src_busy;
         std::vector<std::uint32_t> src_last_vc;
@@ -361,6 +400,7 @@ private:
                 n.sa.emplace_back(std::size_t{P_}, std::size_t{P_}, p_.alloc_iters);
             n.vc_ptr.assign(RP_, 0);
             n.sink = detail::queue_bank<flit>(std::size_t{N_} * V_, B_);
+            n.sink_rr.assign(N_, 0);
             n.src_credits.assign(std::size_t{N_} * V_, B_);
             n.src_busy.assign(std::size_t{N_} * V_, 0);
             n.src_last_vc.assign(std::size_t{N_} * C, V_ - 1);
@@ -413,35 +453,42 @@ private:
             n.chan.pop(ci);
             n.sink.push(std::size_t{node} * V_ + f.vc, f);
         }
+        // The interface moves one flit per cycle from its ejection buffers to the packet
+        // queues, VCs in turn (the channel's width): a VC whose head packet finds its class's
+        // queue full waits without blocking the others, and at most one credit per cycle goes
+        // back, as many as the credit channel carries.
         const std::size_t back = std::size_t{t_.host[node]} * P_ + t_.local[node];
-        for (std::uint32_t v = 0; v < V_; ++v) {
+        for (std::uint32_t k = 0; k < V_; ++k) {
+            std::uint32_t v = n.sink_rr[node] + k;
+            if (v >= V_) v -= V_;
             const std::size_t q = std::size_t{node} * V_ + v;
-            while (!n.sink.empty(q)) {
-                const flit f = n.sink.front(q);
-                auto& pk = n.packets[f.pkt];
-                const std::size_t e = qi(node, pk.cls);
-                if ((f.flags & head_flag) != 0) {
-                    if (n.ejq.size(e) + n.reserved[e] >= n.ejq.capacity()) break;
-                    ++n.reserved[e];
-                }
-                if (f.seq != n.packets.expect(f.pkt)) ++n.s.order_errors;
-                n.packets.expect(f.pkt) = f.seq + 1u;
-                n.sink.pop(q);
-                ++n.s.flits_ejected;
-                ++n.s.nodes[node].flits_ejected;
-                send_credit(n, back, timed_credit{now_ + 1 + p_.link_latency, v});
-                ++n.s.credits;
-                if ((f.flags & tail_flag) != 0) {
-                    --n.reserved[e];
-                    pk.ejected = now_;
-                    n.ejq.push(e, f.pkt);
-                    ++n.s.packets_ejected;
-                    ++n.s.nodes[node].packets_ejected;
-                    n.s.packet_latency.add(pk.latency());
-                    n.s.network_latency.add(pk.network_latency());
-                    n.s.hops.add(pk.hops);
-                }
+            if (n.sink.empty(q)) continue;
+            const flit f = n.sink.front(q);
+            auto& pk = n.packets[f.pkt];
+            const std::size_t e = qi(node, pk.cls);
+            if ((f.flags & head_flag) != 0) {
+                if (n.ejq.size(e) + n.reserved[e] >= n.ejq.capacity()) continue;
+                ++n.reserved[e];
             }
+            if (f.seq != n.packets.expect(f.pkt)) ++n.s.order_errors;
+            n.packets.expect(f.pkt) = f.seq + 1u;
+            n.sink.pop(q);
+            ++n.s.flits_ejected;
+            ++n.s.nodes[node].flits_ejected;
+            send_credit(n, back, timed_credit{now_ + 1 + p_.link_latency, v});
+            ++n.s.credits;
+            if ((f.flags & tail_flag) != 0) {
+                --n.reserved[e];
+                pk.ejected = now_;
+                n.ejq.push(e, f.pkt);
+                ++n.s.packets_ejected;
+                ++n.s.nodes[node].packets_ejected;
+                n.s.packet_latency.add(pk.latency());
+                n.s.network_latency.add(pk.network_latency());
+                n.s.hops.add(pk.hops);
+            }
+            n.sink_rr[node] = v + 1 == V_ ? 0 : v + 1;
+            break;
         }
     }
 

@@ -51,10 +51,13 @@ struct mesh_params {
     std::uint32_t eject_queue_packets = 64;  ///< per node and class, delivered packets
     std::uint32_t flit_bits = 128;           ///< channel width (for energy: bits = flits x this)
     std::vector<bypass_entry> bypass;        ///< disabled routers
+    /// Check the credit law (mesh::credit_violations) after every cycle and throw a
+    /// sim_error when it breaks: a scan of every VC per cycle, for tests and fuzzing.
+    bool check_credits = false;
     WARPKIT_FIELDS(mesh_params, cols, rows, subnets, split_vcs, num_vcs, vc_buf_size, routing_delay,
                    vc_alloc_delay, sw_alloc_delay, st_prepare_delay, st_final_delay, credit_delay,
                    speculative, link_latency, bypass_delay, alloc_iters, inject_queue_packets,
-                   eject_queue_packets, flit_bits, bypass)
+                   eject_queue_packets, flit_bits, bypass, check_credits)
 
     void validate() const;
 
