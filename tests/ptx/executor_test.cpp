@@ -557,6 +557,77 @@ TEST_CASE("ptx executor: local, shared, constant, global and generic addresses")
     }
 }
 
+namespace {
+// Addresses in the 32-bit windows: a base stepped back by 4 * tid in a 32-bit register and
+// read with a positive offset wraps to the right word (shared, local, constant); a 64-bit
+// register with high bits set is truncated to the window's 32 bits; a .u32 generic-to-
+// specific conversion gives the same offset as the .u64 one.
+const std::string windows = R"(
+.const .align 4 .b8 tbl[256];
+.visible .entry windows(.param .u64 out)
+{
+    .local .align 4 .b8 loc[64];
+    .shared .align 4 .b8 sh[256];
+    .reg .b32 %r<20>;
+    .reg .b64 %rd<20>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %tid.x;
+    shl.b32 %r2, %r1, 2;
+    mov.u32 %r3, sh;
+    add.s32 %r4, %r3, %r2;
+    st.shared.u32 [%r4], %r1;
+    bar.sync 0;
+    mad.lo.s32 %r5, %r1, -4, %r3;
+    ld.shared.u32 %r6, [%r5+28];
+    mov.u32 %r7, loc;
+    add.s32 %r8, %r7, -4;
+    add.s32 %r9, %r1, 500;
+    st.local.u32 [%r8+12], %r9;
+    ld.local.u32 %r10, [loc+8];
+    mov.u32 %r11, tbl;
+    mad.lo.s32 %r12, %r1, -4, %r11;
+    ld.const.u32 %r13, [%r12+128];
+    mov.u64 %rd2, sh;
+    or.b64 %rd3, %rd2, -4294967296;
+    ld.shared.u32 %r14, [%rd3+4];
+    cvta.shared.u64 %rd4, %rd2;
+    cvt.u32.u64 %r15, %rd4;
+    cvta.to.shared.u32 %r16, %r15;
+    add.s32 %r17, %r16, %r2;
+    ld.shared.u32 %r18, [%r17];
+    mul.wide.u32 %rd5, %r1, 32;
+    add.s64 %rd6, %rd1, %rd5;
+    st.global.v4.u32 [%rd6], {%r6, %r10, %r13, %r14};
+    st.global.u32 [%rd6+16], %r18;
+    ret;
+}
+)";
+} // namespace
+
+TEST_CASE("ptx executor: shared, local and constant addresses wrap at 32 bits") {
+    const compiled c(windows, "windows");
+    const std::uint32_t n = 8;
+    for (const bool timed : {false, true}) {
+        CAPTURE(timed);
+        device dev;
+        const std::uint64_t out = dev.alloc(32 * n);
+        const ptx::launch l(c.k, {1, 1, 1}, {n, 1, 1}, ptx::param_pack(c.k).add(out).bytes());
+        if (timed)
+            (void)run_timed<gpu::fermi_gtx480>(l, dev.mem);
+        else
+            (void)ptx::run_functional(l, dev.mem);
+        const auto v = dev.get<std::uint32_t>(out, 8 * n);
+        for (std::uint32_t t = 0; t < n; ++t) {
+            CAPTURE(t);
+            CHECK(v[8 * t] == 7 - t);       // sh + 28 - 4 t: word 7 - t
+            CHECK(v[8 * t + 1] == 500 + t); // loc - 4 + 12 = loc + 8
+            CHECK(v[8 * t + 2] == 0);       // tbl + 128 - 4 t, in the (zero) bank
+            CHECK(v[8 * t + 3] == 1);       // sh + 4 with bits 32-63 set: word 1
+            CHECK(v[8 * t + 4] == t);       // cvta.to.shared.u32 of a truncated generic address
+        }
+    }
+}
+
 TEST_CASE("ptx executor: the timing model sees each lane's address in its state space") {
     const compiled c(spaces, "spaces");
     device dev;

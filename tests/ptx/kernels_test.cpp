@@ -40,9 +40,13 @@ std::string source_path(const std::string& rel) {
 class example {
 public:
     /// `small`: the launch shrunk for the timed runs (a few blocks; SGEMM 32 x 32).
-    explicit example(const std::string& name, std::uint32_t regs_per_thread = 0, bool small = false)
+    /// `debug`: the nvcc -G build (examples/cuda/debug/).
+    explicit example(const std::string& name, std::uint32_t regs_per_thread = 0, bool small = false,
+                     bool debug = false)
         : spec_(host::read_launch(source_path("examples/cuda/" + name + ".launch.json"))),
-          m_(ptx::read_ptx(source_path("examples/cuda/" + name + ".ptx"))) {
+          m_(ptx::read_ptx(
+              source_path("examples/cuda/" + std::string(debug ? "debug/" : "") + name + ".ptx"))),
+          debug_(debug) {
         if (small) shrink_(name);
         ptx::kernel_options o;
         o.regs_per_thread = regs_per_thread;
@@ -94,6 +98,8 @@ public:
     }
     [[nodiscard]] std::uint64_t address(const std::string& buf) const { return addr_.at(buf); }
     [[nodiscard]] const host::launch_spec& spec() const { return spec_; }
+    /// The nvcc -G build: multiply-adds are a multiply and an add, not an fma.
+    [[nodiscard]] bool debug() const { return debug_; }
 
 private:
     void set_scalar_(std::size_t i, std::int32_t v) {
@@ -135,6 +141,7 @@ private:
     std::map<std::string, std::uint64_t> addr_;
     gpu::global_memory mem_;
     std::vector<std::uint8_t> params_;
+    bool debug_ = false;
 };
 
 // Checks a run's memory against the kernel's C++ reference.
@@ -160,10 +167,12 @@ void check_against_reference(const std::string& name, const example& e,
         CHECK(e.read<int>(mem, "changed")[0] == (ref.changed ? 1 : 0));
     } else if (name == "sgemm_naive") {
         CHECK(e.read<float>(mem, "C") ==
-              test_ref::sgemm_naive(e.read<float>(in, "A"), e.read<float>(in, "B"), e.scalar(3)));
+              test_ref::sgemm_naive(e.read<float>(in, "A"), e.read<float>(in, "B"), e.scalar(3),
+                                    !e.debug()));
     } else if (name == "sgemm_tiled") {
         CHECK(e.read<float>(mem, "C") ==
-              test_ref::sgemm_tiled(e.read<float>(in, "A"), e.read<float>(in, "B"), e.scalar(3)));
+              test_ref::sgemm_tiled(e.read<float>(in, "A"), e.read<float>(in, "B"), e.scalar(3),
+                                    !e.debug()));
     } else if (name == "scan") {
         CHECK(e.read<int>(mem, "out") == test_ref::scan(e.read<int>(in, "in"), e.scalar(2)));
     } else if (name == "sfu") {
@@ -244,6 +253,21 @@ TEST_CASE_TEMPLATE("ptx examples: every kernel on a preset matches its reference
         CHECK(src.thread_instructions == rs.total.thread_instructions);
         CHECK(rs.total.blocks_completed == e.launch().blocks());
         CHECK(rs.cycles > 0);
+    }
+}
+
+TEST_CASE("ptx examples: every kernel's -G build matches its reference, functional and timed") {
+    for (const auto& name : kernels) {
+        CAPTURE(name);
+        const example e(name, 0, false, true);
+        gpu::global_memory mem = e.initial();
+        (void)ptx::run_functional(e.launch(), mem);
+        check_against_reference(name, e, mem);
+        const example small(name, fitting_registers<gpu::fermi_gtx480>(name), true, true);
+        gpu::global_memory timed = small.initial();
+        gpu::gpu<gpu::fermi_gtx480> g(gpu::fermi_gtx480::params());
+        (void)g.run(small.launch(), timed);
+        check_against_reference(name, small, timed);
     }
 }
 

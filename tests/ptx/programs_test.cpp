@@ -320,6 +320,26 @@ TEST_CASE("ptx programs: constant and global data, dynamic shared memory, vector
     CHECK(results[0] == results[1]);
 }
 
+TEST_CASE("ptx programs: a negative offset folded into a 32-bit shared address wraps (-O3, -G)") {
+    // nvcc -O3 reads s[(m - tx) * 16 + tx] as [tx * -60 + s + 64 m]: the 32-bit sum wraps.
+    for (const std::string file : {"shared_wrap.ptx", "shared_wrap_debug.ptx"}) {
+        CAPTURE(file);
+        const auto m = ptx::read_ptx(data_path(file));
+        const ptx::kernel k(m, "shared_wrap");
+        device dev;
+        const std::uint64_t out = dev.alloc(4 * 32);
+        const ptx::launch l(k, {1, 1, 1}, {32, 1, 1}, ptx::param_pack(k).add(out).bytes());
+        run_both(l, dev);
+        std::vector<int> expected(32, 0);
+        for (int tx = 0; tx < 32; ++tx)
+            for (int i = 0; i < 4; ++i)
+                if (tx <= i) expected[static_cast<std::size_t>(tx)] += (i - tx) * 16 + tx;
+        CHECK(expected[0] == 96);
+        CHECK(expected[3] == 3);
+        CHECK(dev.get<int>(out, 32) == expected);
+    }
+}
+
 TEST_CASE("ptx programs: calls of functions outside the module are refused by name") {
     const auto m = ptx::read_ptx(data_path("mathlib.ptx"));
     CHECK_THROWS_WITH_AS(ptx::kernel(m, "mathlib"), doctest::Contains("`vprintf`"), parse_error);

@@ -108,17 +108,26 @@ struct bfs_run {
     return r;
 }
 
+/// a * b + c in one rounding (fma) or two.
+[[nodiscard]] inline float multiply_add(float a, float b, float c, bool fused) {
+    if (fused) return std::fma(a, b, c);
+    const volatile float p = a * b; // rounded to float before the add
+    return p + c;
+}
+
 /// sgemm_naive: C = A * B (row-major n x n); element (row, col) accumulates
-/// fma(A[row][k], B[k][col], acc) for k = 0 .. n-1 from acc = 0, as the kernel's fma.rn.f32.
+/// fma(A[row][k], B[k][col], acc) for k = 0 .. n-1 from acc = 0, as the kernel's fma.rn.f32
+/// (`fused` false: a rounded multiply, then a rounded add, as nvcc -G compiles it).
 [[nodiscard]] inline std::vector<float> sgemm_naive(std::span<const float> A,
-                                                    std::span<const float> B, int n) {
+                                                    std::span<const float> B, int n,
+                                                    bool fused = true) {
     const auto m = static_cast<std::size_t>(n);
     std::vector<float> C(m * m);
     for (std::size_t row = 0; row < m; ++row)
         for (std::size_t col = 0; col < m; ++col) {
             float acc = 0.0F;
             for (std::size_t k = 0; k < m; ++k)
-                acc = std::fma(A[row * m + k], B[k * m + col], acc);
+                acc = multiply_add(A[row * m + k], B[k * m + col], acc, fused);
             C[row * m + col] = acc;
         }
     return C;
@@ -128,7 +137,8 @@ struct bfs_run {
 /// zeros, whose fma(0, 0, acc) steps the kernel also performs (they can only turn a -0 sum
 /// into +0).
 [[nodiscard]] inline std::vector<float> sgemm_tiled(std::span<const float> A,
-                                                    std::span<const float> B, int n) {
+                                                    std::span<const float> B, int n,
+                                                    bool fused = true) {
     constexpr std::size_t tile = 16;
     const auto m = static_cast<std::size_t>(n);
     const std::size_t padded = (m + tile - 1) / tile * tile;
@@ -139,7 +149,7 @@ struct bfs_run {
             for (std::size_t k = 0; k < padded; ++k) {
                 const float a = k < m ? A[row * m + k] : 0.0F;
                 const float b = k < m ? B[k * m + col] : 0.0F;
-                acc = std::fma(a, b, acc);
+                acc = multiply_add(a, b, acc, fused);
             }
             C[row * m + col] = acc;
         }

@@ -774,6 +774,25 @@ private:
         return ptx::generic_local_base + ((at / chunk) * WarpSize + l) * chunk + at % chunk;
     }
 
+    // The address of lane l's access, by the PTX ISA's rules: an address in the shared,
+    // local, constant or parameter space is a 32-bit offset in its window, so `[reg+imm]`
+    // wraps at 32 bits there (nvcc folds negative offsets into the immediate and relies on
+    // it) and a wider register is truncated. Generic and global addresses are 64-bit.
+    [[nodiscard]] std::uint64_t address_(std::uint32_t slot, const ptx::prepared_inst& p,
+                                         std::size_t l) const noexcept {
+        std::uint64_t a = p.addr.offset;
+        if (p.addr.reg != ptx::no_index) a += reg_(slot, p.addr.reg)[l];
+        switch (p.addr.sp) {
+        case ptx::space::shared:
+        case ptx::space::local:
+        case ptx::space::constant:
+        case ptx::space::param:
+            return a & 0xffffffffU;
+        default:
+            return a;
+        }
+    }
+
     void memory_(std::uint32_t slot, warp& w, const ptx::prepared_inst& p, mask exec,
                  isa::dynamic_inst<WarpSize>& d) {
         (void)w;
@@ -790,8 +809,7 @@ private:
         ptx::space seen = ptx::space::global;
         bool mixed = false;
         for (const std::size_t l : exec) {
-            const std::uint64_t base = p.addr.reg != ptx::no_index ? reg_(slot, p.addr.reg)[l] : 0;
-            const std::uint64_t a = base + p.addr.offset;
+            const std::uint64_t a = address_(slot, p, l);
             location loc = generic ? decode_generic_(a) : location{p.addr.sp, a};
             if (p.call_param) loc.sp = ptx::space::local;
             if (first) {
