@@ -1081,3 +1081,99 @@ TEST_CASE("ptx executor: a kernel with warp-collective instructions cannot be cu
     gpu::ptx_source<32, pdom> src(l, dev.mem, 2, 1, 0);
     CHECK_FALSE(src.can_cut());
 }
+
+namespace {
+// A straight-line kernel with `chain` f32, `chain` b32 and chain / 8 b64 virtual registers
+// (as nvcc -O0/-G or a large unrolled kernel declares them), each defined once from the
+// previous one, so only a handful are live at once. out[2 tid] gets the f32 chain's end,
+// out[2 tid + 1] the integer chain's (the b64 chain folded in).
+std::string many_registers(std::uint32_t chain) {
+    std::string s = ".visible .entry many(.param .u64 out)\n{\n";
+    s += "    .reg .f32 %f<" + std::to_string(chain) + ">;\n";
+    s += "    .reg .b32 %r<" + std::to_string(chain) + ">;\n";
+    s += "    .reg .b64 %rd<" + std::to_string(chain / 8 + 4) + ">;\n";
+    s += "    .reg .pred %p<2>;\n";
+    s += "    mov.u32 %r0, %tid.x;\n    cvt.rn.f32.u32 %f0, %r0;\n";
+    s += "    cvt.u64.u32 %rd3, %r0;\n";
+    for (std::uint32_t i = 1; i < chain; ++i) {
+        const std::string f = std::to_string(i), g = std::to_string(i - 1);
+        s += i % 2 == 0 ? "    mul.f32 %f" + f + ", %f" + g + ", 0f3F000000;\n"
+                        : "    add.f32 %f" + f + ", %f" + g + ", 0f3F800000;\n";
+        s += "    add.s32 %r" + f + ", %r" + g + ", " + std::to_string(i % 7) + ";\n";
+        if (i % 8 == 0) {
+            const std::uint32_t d = i / 8 + 2;
+            s += "    cvt.u64.u32 %rd" + std::to_string(d + 1) + ", %r" + f + ";\n";
+            s += "    add.s64 %rd" + std::to_string(d + 1) + ", %rd" + std::to_string(d + 1) +
+                 ", %rd" + std::to_string(d) + ";\n";
+        }
+    }
+    const std::string last = std::to_string(chain - 1);
+    const std::string dlast = std::to_string((chain - 1) / 8 + 3);
+    s += "    cvt.u32.u64 %r1, %rd" + dlast + ";\n";
+    s += "    xor.b32 %r1, %r1, %r" + last + ";\n";
+    s += "    ld.param.u64 %rd1, [out];\n    mul.wide.u32 %rd2, %r0, 8;\n";
+    s += "    add.s64 %rd1, %rd1, %rd2;\n";
+    s += "    st.global.f32 [%rd1], %f" + last + ";\n    st.global.u32 [%rd1+4], %r1;\n";
+    s += "    ret;\n}\n";
+    return s;
+}
+
+// The same computation in C++.
+std::pair<float, std::uint32_t> many_registers_reference(std::uint32_t chain, std::uint32_t tid) {
+    float f = static_cast<float>(tid);
+    std::uint32_t r = tid;
+    std::uint64_t d = tid;
+    for (std::uint32_t i = 1; i < chain; ++i) {
+        f = i % 2 == 0 ? f * 0.5F : f + 1.0F;
+        r += i % 7;
+        if (i % 8 == 0) d += r;
+    }
+    return {f, static_cast<std::uint32_t>(d) ^ r};
+}
+} // namespace
+
+TEST_CASE("ptx executor: register storage follows liveness and the resident warps") {
+    // 6,000 virtual registers, a few live at once: each warp holds a few rows, 32-bit
+    // registers in 32-bit rows, and only warps that run hold storage.
+    const std::uint32_t chain = 2900;
+    const compiled c(many_registers(chain), "many");
+    CHECK(c.k.registers().size() > 6000);
+    CHECK(c.k.storage_rows(false) <= 4); // f32, b32 chains and the carry flag's row
+    CHECK(c.k.storage_rows(true) <= 3);
+    for (std::uint32_t r = 0; r < c.k.registers().size(); ++r)
+        CHECK(c.k.storage(r).wide == (ptx::bits(c.k.registers()[r].t) > 32));
+    const std::uint32_t threads = 64, blocks = 30;
+    for (const bool timed : {false, true}) {
+        CAPTURE(timed);
+        device dev;
+        const std::uint64_t out = dev.alloc(8 * threads); // every block writes the same
+        const ptx::launch l(c.k, {blocks, 1, 1}, {threads, 1, 1},
+                            ptx::param_pack(c.k).add(out).bytes());
+        std::size_t most = 0, per_warp = 0;
+        if (timed) {
+            gpu::gpu<gpu::fermi_gtx480> g(gpu::fermi_gtx480::params());
+            (void)g.run(l, dev.mem, [&](const auto& sm) {
+                most = std::max(most, sm.source().storage_bytes());
+                per_warp = sm.source().warp_storage_bytes();
+            });
+            // 30 blocks of 2 warps on 15 SMs: at most 4 warps of an SM hold storage at once
+            // (the pool never outgrows the warps that ran together).
+            CHECK(per_warp == 32 * (4 * c.k.storage_rows(false) + 8 * c.k.storage_rows(true)));
+            CHECK(most <= 4 * per_warp);
+        } else {
+            (void)ptx::run_functional(l, dev.mem);
+        }
+        const auto v = dev.get<std::uint32_t>(out, 2 * threads);
+        for (std::uint32_t t = 0; t < threads; ++t) {
+            const auto [f, r] = many_registers_reference(chain, t);
+            float got = 0;
+            std::memcpy(&got, &v[2 * t], 4);
+            if (got != f || v[2 * t + 1] != r) {
+                CAPTURE(t);
+                CHECK(got == f);
+                CHECK(v[2 * t + 1] == r);
+                break;
+            }
+        }
+    }
+}

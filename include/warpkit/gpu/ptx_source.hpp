@@ -1,9 +1,11 @@
 #pragma once
 /// \file
 /// `ptx_source`: the instruction source that executes a PTX launch on one SM. Per warp slot:
-/// registers (64 bits per virtual register and lane), the reconvergence stack
-/// (`Policies::stack`), local memory per thread; per block slot: shared memory and the
-/// barrier. Instructions execute when the timing model issues them (functional effects then,
+/// the reconvergence stack (`Policies::stack`); per resident warp: register storage (the
+/// kernel's storage rows, ptx::register_storage: 32-bit rows for registers of up to 32 bits,
+/// 64-bit rows for the others) and local memory per thread, taken from a pool when its block
+/// starts and returned when the warp exits, so memory follows the warps resident at once and
+/// the registers the kernel really keeps live; per block slot: shared memory and the barrier. Instructions execute when the timing model issues them (functional effects then,
 /// lane by lane in lane order; atomics too), and each returns the dynamic_inst the timing
 /// model sees: the lanes that executed (active and guard true) and, for memory instructions,
 /// each lane's address (global: device address; shared: offset in the block's shared memory;
@@ -79,15 +81,19 @@ public:
                std::uint32_t block_slots, std::uint32_t shared_bytes)
         : l_(&l), k_(&l.prepared()), mem_(&mem), nregs_(k_->registers().size()),
           local_bytes_(k_->local_bytes()), shared_bytes_(std::max(shared_bytes, l.shared_bytes())),
-          warps_(warp_slots), blocks_(block_slots),
-          regs_(std::size_t{warp_slots} * nregs_ * WarpSize, 0),
-          local_(std::size_t{warp_slots} * WarpSize * local_bytes_, 0) {
+          narrow_row_words_(std::size_t{k_->storage_rows(false)} * WarpSize),
+          wide_row_words_(std::size_t{k_->storage_rows(true)} * WarpSize),
+          warps_(warp_slots), blocks_(block_slots), home_(warp_slots, no_store) {
         if (l.warp_size() != WarpSize)
             throw config_error("warp_size", std::to_string(l.warp_size()),
                                std::to_string(WarpSize));
         reg_bits_.reserve(nregs_);
-        for (const auto& r : k_->registers())
-            reg_bits_.push_back(ptx::bits(r.t));
+        where_.reserve(nregs_);
+        for (std::uint32_t r = 0; r < nregs_; ++r) {
+            reg_bits_.push_back(ptx::bits(k_->registers()[r].t));
+            const auto at = k_->storage(r);
+            where_.push_back({at.row * static_cast<std::uint32_t>(WarpSize), at.wide});
+        }
         for (std::size_t pc = 0; pc < k_->size(); ++pc) {
             const auto o = k_->at(pc).in.opcode;
             if (o == ptx::op::shfl || o == ptx::op::vote || o == ptx::op::activemask)
@@ -126,9 +132,9 @@ public:
         mask exec = active;
         if (in.guard != ptx::no_index) {
             exec = mask{};
-            const std::uint64_t* g = reg_(slot, in.guard);
+            const reg_row g = row_(slot, in.guard);
             for (const std::size_t l : active)
-                if (((g[l] & 1U) != 0) != in.guard_negated) exec.set(l);
+                if (((g.get(l) & 1U) != 0) != in.guard_negated) exec.set(l);
         }
         d.active = exec;
         const auto opi = static_cast<std::size_t>(in.opcode);
@@ -162,6 +168,7 @@ public:
             if (w.stack.finished()) {
                 --blocks_[w.block].live_warps;
                 blocks_[w.block].live_halves -= w.halves;
+                release_(slot);
             }
             return d;
         }
@@ -242,13 +249,9 @@ public:
             w.halves = 2;
             const std::uint32_t first = i * static_cast<std::uint32_t>(WarpSize);
             w.stack.reset(0, mask::first_n(threads > first ? threads - first : 0));
-            std::fill_n(regs_.begin() +
-                            static_cast<std::ptrdiff_t>(std::size_t{s} * nregs_ * WarpSize),
-                        nregs_ * WarpSize, 0);
-            std::fill_n(local_.begin() +
-                            static_cast<std::ptrdiff_t>(std::size_t{s} * WarpSize * local_bytes_),
-                        WarpSize * local_bytes_, 0);
+            release_(s);
             if (!w.stack.finished()) {
+                acquire_(s);
                 ++b.live_warps;
                 b.live_halves += 2;
             }
@@ -301,20 +304,40 @@ public:
         w.halves = 1;
         w.stack.keep(keep);
         t.stack.keep(live.minus(keep));
-        const auto row = static_cast<std::ptrdiff_t>(nregs_ * WarpSize);
-        std::copy_n(regs_.begin() + row * slot, row, regs_.begin() + row * into);
-        const auto bytes = static_cast<std::ptrdiff_t>(WarpSize * local_bytes_);
-        std::copy_n(local_.begin() + bytes * slot, bytes, local_.begin() + bytes * into);
+        release_(into);
+        acquire_(into);
+        const std::size_t from = home_[slot], to = home_[into];
+        std::copy_n(narrow_.begin() + static_cast<std::ptrdiff_t>(from * narrow_row_words_),
+                    narrow_row_words_,
+                    narrow_.begin() + static_cast<std::ptrdiff_t>(to * narrow_row_words_));
+        std::copy_n(wide_.begin() + static_cast<std::ptrdiff_t>(from * wide_row_words_),
+                    wide_row_words_,
+                    wide_.begin() + static_cast<std::ptrdiff_t>(to * wide_row_words_));
+        const std::size_t bytes = WarpSize * local_bytes_;
+        std::copy_n(local_.begin() + static_cast<std::ptrdiff_t>(from * bytes), bytes,
+                    local_.begin() + static_cast<std::ptrdiff_t>(to * bytes));
         ++blocks_[w.block].live_warps;
     }
     /// Pc of the warp in `slot` (for deadlock reports).
     [[nodiscard]] std::uint32_t pc(std::uint32_t slot) const { return warps_.at(slot).stack.pc(); }
     /// The warp's reconvergence stack (its stats: divergence, depth, active lanes).
     [[nodiscard]] const Stack& stack(std::uint32_t slot) const { return warps_.at(slot).stack; }
-    /// Value of virtual register `r` in lane `lane` of the warp in `slot` (tests, debugging).
+    /// Value of virtual register `r` in lane `lane` of the live warp in `slot` (tests,
+    /// debugging; a register not live at this point may read another's value).
     [[nodiscard]] std::uint64_t reg(std::uint32_t slot, std::uint32_t r, std::size_t lane) const {
-        WARPKIT_EXPECTS(r < nregs_ && lane < WarpSize && slot < warps_.size());
-        return regs_[(std::size_t{slot} * nregs_ + r) * WarpSize + lane];
+        WARPKIT_EXPECTS(r < nregs_ && lane < WarpSize && slot < warps_.size() &&
+                        home_[slot] != no_store);
+        return row_(slot, r).get(lane);
+    }
+    /// Bytes of register storage and local memory held now (for every warp that held some
+    /// at once, as the pool grew to it) and what one warp holds.
+    [[nodiscard]] std::size_t storage_bytes() const noexcept {
+        return narrow_.capacity() * sizeof(std::uint32_t) +
+               wide_.capacity() * sizeof(std::uint64_t) + local_.capacity();
+    }
+    [[nodiscard]] std::size_t warp_storage_bytes() const noexcept {
+        return narrow_row_words_ * sizeof(std::uint32_t) + wide_row_words_ * sizeof(std::uint64_t) +
+               WarpSize * local_bytes_;
     }
 
     [[nodiscard]] const ptx_source_stats& stats() const noexcept { return st_; }
@@ -359,17 +382,68 @@ private:
         return "0x" + s;
     }
 
-    [[nodiscard]] std::uint64_t* reg_(std::uint32_t slot, std::uint32_t r) {
-        return &regs_[(std::size_t{slot} * nregs_ + r) * WarpSize];
+    // A register's lanes in a warp's storage: a row of 32-bit or of 64-bit values.
+    struct reg_row {
+        std::uint32_t* narrow = nullptr;
+        std::uint64_t* wide = nullptr;
+        [[nodiscard]] std::uint64_t get(std::size_t l) const noexcept {
+            return wide != nullptr ? wide[l] : narrow[l];
+        }
+        void set(std::size_t l, std::uint64_t v) const noexcept {
+            if (wide != nullptr)
+                wide[l] = v;
+            else
+                narrow[l] = static_cast<std::uint32_t>(v);
+        }
+    };
+    struct reg_place {
+        std::uint32_t offset = 0; ///< row * WarpSize
+        bool wide = false;
+    };
+    static constexpr std::uint32_t no_store = 0xffffffffU;
+
+    // The lanes of register r of the warp in `slot` (which holds storage). Const because
+    // readers are; writers (put_, each_) are non-const members.
+    [[nodiscard]] reg_row row_(std::uint32_t slot, std::uint32_t r) const noexcept {
+        const reg_place at = where_[r];
+        const std::size_t s = home_[slot];
+        auto* wide = const_cast<std::uint64_t*>(wide_.data());
+        auto* narrow = const_cast<std::uint32_t*>(narrow_.data());
+        if (at.wide) return {nullptr, wide + s * wide_row_words_ + at.offset};
+        return {narrow + s * narrow_row_words_ + at.offset, nullptr};
     }
-    [[nodiscard]] const std::uint64_t* reg_(std::uint32_t slot, std::uint32_t r) const {
-        return &regs_[(std::size_t{slot} * nregs_ + r) * WarpSize];
+    // Gives the warp in `slot` zeroed register storage and local memory from the pool.
+    void acquire_(std::uint32_t slot) {
+        WARPKIT_EXPECTS(home_[slot] == no_store);
+        std::size_t s = 0;
+        if (!free_.empty()) {
+            s = free_.back();
+            free_.pop_back();
+            std::fill_n(narrow_.begin() + static_cast<std::ptrdiff_t>(s * narrow_row_words_),
+                        narrow_row_words_, 0U);
+            std::fill_n(wide_.begin() + static_cast<std::ptrdiff_t>(s * wide_row_words_),
+                        wide_row_words_, 0U);
+            std::fill_n(local_.begin() + static_cast<std::ptrdiff_t>(s * WarpSize * local_bytes_),
+                        WarpSize * local_bytes_, std::uint8_t{0});
+        } else {
+            s = stores_++;
+            narrow_.resize(stores_ * narrow_row_words_, 0U);
+            wide_.resize(stores_ * wide_row_words_, 0U);
+            local_.resize(stores_ * WarpSize * local_bytes_, 0U);
+        }
+        home_[slot] = static_cast<std::uint32_t>(s);
+    }
+    // Returns the storage of the warp in `slot` (if it holds any) to the pool.
+    void release_(std::uint32_t slot) {
+        if (home_[slot] == no_store) return;
+        free_.push_back(home_[slot]);
+        home_[slot] = no_store;
     }
     // Writes `v`, a value of type t, to register r of lane l: extended per t's signedness and
     // cut to the register's width.
     void put_(std::uint32_t slot, std::uint32_t r, std::size_t l, std::uint64_t v, ptx::type t) {
         if (r == ptx::no_index) return;
-        reg_(slot, r)[l] = ptx::extend(t, v) & ptx::low_mask(reg_bits_[r]);
+        row_(slot, r).set(l, ptx::extend(t, v) & ptx::low_mask(reg_bits_[r]));
     }
 
     [[nodiscard]] std::uint64_t special_(const ptx::value_ref& v, std::size_t l) const {
@@ -426,7 +500,7 @@ private:
                                       std::size_t l) const {
         switch (v.k) {
         case ptx::value_ref::kind::reg:
-            return reg_(slot, v.reg)[l] ^ (v.negate ? 1U : 0U);
+            return row_(slot, v.reg).get(l) ^ (v.negate ? 1U : 0U);
         case ptx::value_ref::kind::imm:
             return v.bits;
         case ptx::value_ref::kind::sreg:
@@ -471,10 +545,13 @@ private:
     // immediate; special registers are evaluated per lane into a scratch row.
     struct operand_row {
         const std::uint64_t* row = nullptr;
+        const std::uint32_t* narrow = nullptr;
         std::uint64_t imm = 0;
         std::uint64_t flip = 0;
         [[nodiscard]] std::uint64_t at(std::size_t l) const noexcept {
-            return row != nullptr ? row[l] ^ flip : imm;
+            if (row != nullptr) return row[l] ^ flip;
+            if (narrow != nullptr) return narrow[l] ^ flip;
+            return imm;
         }
     };
     void resolve_(std::uint32_t slot, const ptx::prepared_inst& p, mask exec) {
@@ -483,10 +560,13 @@ private:
             auto& o = ops_[i];
             o = operand_row{};
             switch (v.k) {
-            case ptx::value_ref::kind::reg:
-                o.row = reg_(slot, v.reg);
+            case ptx::value_ref::kind::reg: {
+                const reg_row r = row_(slot, v.reg);
+                o.row = r.wide;
+                o.narrow = r.narrow;
                 o.flip = v.negate ? 1 : 0;
                 break;
+            }
             case ptx::value_ref::kind::sreg:
                 for (const std::size_t l : exec)
                     scratch_[i][l] = special_(v, l);
@@ -505,15 +585,22 @@ private:
     void each_(std::uint32_t slot, const ptx::prepared_inst& p, mask exec, ptx::type rt, F&& f) {
         const std::uint32_t r = p.dst[0];
         if (r == ptx::no_index) return;
-        std::uint64_t* d = reg_(slot, r);
+        const reg_row d = row_(slot, r);
         const std::uint64_t m = ptx::low_mask(reg_bits_[r]);
+        if (d.wide != nullptr)
+            each_into_(d.wide, exec, rt, m, f);
+        else
+            each_into_(d.narrow, exec, rt, m, f);
+    }
+    template <class T, class F>
+    static void each_into_(T* d, mask exec, ptx::type rt, std::uint64_t m, F& f) {
         if (ptx::is_signed(rt)) {
             for (const std::size_t l : exec)
-                d[l] = ptx::extend(rt, f(l)) & m;
+                d[l] = static_cast<T>(ptx::extend(rt, f(l)) & m);
         } else {
-            const std::uint64_t t = ptx::low_mask(ptx::bits(rt));
+            const std::uint64_t t = ptx::low_mask(ptx::bits(rt)) & m;
             for (const std::size_t l : exec)
-                d[l] = f(l) & t & m;
+                d[l] = static_cast<T>(f(l) & t);
         }
     }
 
@@ -637,11 +724,11 @@ private:
         for (const std::size_t l : exec) {
             for (std::size_t i = 0; i < p.num_src; ++i)
                 src[i] = ops_[i].at(l);
-            const bool carry = p.reads_carry && (reg_(slot, cc)[l] & 1U) != 0;
+            const bool carry = p.reads_carry && (row_(slot, cc).get(l) & 1U) != 0;
             const ptx::lane_result r = ptx::evaluate(in, args, carry);
             put_(slot, p.dst[0], l, r.value, rt);
             if (p.num_dst > 1) put_(slot, p.dst[1], l, r.value2, ptx::type::pred);
-            if (p.writes_carry) reg_(slot, cc)[l] = r.carry ? 1 : 0;
+            if (p.writes_carry) row_(slot, cc).set(l, r.carry ? 1 : 0);
         }
     }
 
@@ -721,7 +808,7 @@ private:
             break;
         }
         case ptx::space::local:
-            base = local_.data() + (std::size_t{slot} * WarpSize + l) * local_bytes_;
+            base = local_.data() + (std::size_t{home_[slot]} * WarpSize + l) * local_bytes_;
             limit = local_bytes_;
             break;
         case ptx::space::constant:
@@ -781,7 +868,7 @@ private:
     [[nodiscard]] std::uint64_t address_(std::uint32_t slot, const ptx::prepared_inst& p,
                                          std::size_t l) const noexcept {
         std::uint64_t a = p.addr.offset;
-        if (p.addr.reg != ptx::no_index) a += reg_(slot, p.addr.reg)[l];
+        if (p.addr.reg != ptx::no_index) a += row_(slot, p.addr.reg).get(l);
         switch (p.addr.sp) {
         case ptx::space::shared:
         case ptx::space::local:
@@ -935,10 +1022,8 @@ private:
     void shuffle_(std::uint32_t slot, const ptx::prepared_inst& p, mask exec) {
         // [d, p?] a, b, c, membermask
         std::array<std::uint64_t, WarpSize> a{};
-        const std::uint64_t* ra =
-            p.src[0].k == ptx::value_ref::kind::reg ? reg_(slot, p.src[0].reg) : nullptr;
         for (std::size_t l = 0; l < WarpSize; ++l)
-            a[l] = ra != nullptr ? ra[l] : read_(slot, p.src[0], l);
+            a[l] = read_(slot, p.src[0], l);
         for (const std::size_t l : exec) {
             const auto lane = static_cast<std::int64_t>(l);
             const auto bval = static_cast<std::int64_t>(read_(slot, p.src[1], l) & 31U);
@@ -1008,10 +1093,17 @@ private:
     std::size_t nregs_;
     std::size_t local_bytes_;
     std::uint32_t shared_bytes_;
+    std::size_t narrow_row_words_; // 32-bit values of one warp's storage
+    std::size_t wide_row_words_;   // 64-bit values of one warp's storage
     std::vector<warp> warps_;
     std::vector<cta> blocks_;
-    std::vector<std::uint64_t> regs_; // [slot][register][lane]
-    std::vector<std::uint8_t> local_; // [slot][lane][byte]
+    std::vector<std::uint32_t> narrow_; // [store][row][lane]
+    std::vector<std::uint64_t> wide_;   // [store][row][lane]
+    std::vector<std::uint8_t> local_;   // [store][lane][byte]
+    std::vector<std::uint32_t> home_;   // per warp slot: its store, or no_store
+    std::vector<std::uint32_t> free_;   // stores no warp holds
+    std::size_t stores_ = 0;
+    std::vector<reg_place> where_;      // per virtual register
     std::vector<unsigned> reg_bits_;
     ptx_source_stats st_;
     exec_site site_{};

@@ -62,6 +62,16 @@ inline constexpr std::size_t op_count = static_cast<std::size_t>(op::trap) + 1;
 /// Device address of the first module `.global` variable.
 inline constexpr std::uint64_t global_variable_base = 0x0000'6000'0000'0000ULL;
 
+/// The row of a warp's register storage that holds a virtual register: rows of 32-bit
+/// values (registers of up to 32 bits, predicates included) and rows of 64-bit values are
+/// numbered apart. Registers never live at once (by the liveness the timing ids use) share
+/// a row, so a warp's storage is sized by what the kernel really keeps, not by how many
+/// virtual registers nvcc declared.
+struct register_storage {
+    std::uint32_t row = 0;
+    bool wide = false; ///< a 64-bit row
+};
+
 /// How a kernel is prepared.
 struct kernel_options {
     /// Registers per thread for occupancy; 0: derived from liveness (see the file comment).
@@ -450,6 +460,13 @@ public:
     [[nodiscard]] std::uint32_t timing_ids_needed() const noexcept { return colours_; }
     /// The most 32-bit registers live at once.
     [[nodiscard]] std::uint32_t max_live_registers() const noexcept { return max_live_; }
+    /// Where virtual register r lives in a warp's register storage (see register_storage).
+    [[nodiscard]] register_storage storage(std::uint32_t r) const { return storage_.at(r); }
+    /// Rows of 32-bit (`wide` false) or 64-bit (`wide` true) storage a warp needs: at least
+    /// one each; registers that are never live at once share a row.
+    [[nodiscard]] std::uint32_t storage_rows(bool wide) const noexcept {
+        return storage_rows_[wide ? 1 : 0];
+    }
     /// Registers per thread for occupancy (see the file comment).
     [[nodiscard]] std::uint32_t regs_per_thread() const noexcept {
         if (opt_.regs_per_thread != 0) return opt_.regs_per_thread;
@@ -961,19 +978,36 @@ private:
         }
         constexpr std::uint32_t uncoloured = 0xffffffffU;
         std::vector<std::uint32_t> colour(nregs, uncoloured);
-        std::vector<char> taken;
+        // Storage rows: the same colouring within each width class (registers of up to 32
+        // bits in 32-bit rows, 64-bit ones in 64-bit rows). Two registers share a row only
+        // when no thread needs both at once, so every lane's row holds its thread's value.
+        std::vector<std::uint32_t> row(nregs, uncoloured);
+        const auto wide = [&](std::uint32_t r) { return bits(registers_[r].t) > 32; };
+        std::vector<char> taken, taken_row;
         colours_ = 0;
+        std::array<std::uint32_t, 2> rows{1, 1};
         for (const auto r : order) {
             taken.assign(nregs + 1, 0);
+            taken_row.assign(nregs + 1, 0);
             each(adj[r], [&](std::uint32_t q) {
-                if (colour[q] != uncoloured && colour[q] < taken.size()) taken[colour[q]] = 1;
+                if (colour[q] != uncoloured) taken[colour[q]] = 1;
+                if (row[q] != uncoloured && wide(q) == wide(r)) taken_row[row[q]] = 1;
             });
             std::uint32_t c = 0;
             while (taken[c] != 0)
                 ++c;
             colour[r] = c;
             colours_ = std::max(colours_, c + 1);
+            std::uint32_t w = 0;
+            while (taken_row[w] != 0)
+                ++w;
+            row[r] = w;
+            rows[wide(r) ? 1 : 0] = std::max(rows[wide(r) ? 1 : 0], w + 1);
         }
+        storage_rows_ = rows;
+        storage_.assign(nregs, register_storage{});
+        for (std::uint32_t r = 0; r < nregs; ++r)
+            storage_[r] = {row[r] == uncoloured ? 0 : row[r], wide(r)};
         timing_id_.assign(nregs, 0);
         folded_ = 0;
         for (std::size_t r = 0; r < nregs; ++r) {
@@ -1160,6 +1194,8 @@ private:
     std::uint32_t folded_ = 0;
     std::uint32_t colours_ = 0;
     std::uint32_t max_live_ = 0;
+    std::vector<register_storage> storage_;
+    std::array<std::uint32_t, 2> storage_rows_{1, 1};
 };
 
 } // namespace warpkit::ptx
