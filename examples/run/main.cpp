@@ -2,7 +2,10 @@
 //
 //   warpkit-run --preset P --kernel file.s|file.hex            a warpkit-ISA kernel
 //   warpkit-run --preset P --ptx file.ptx --entry NAME --launch launch.json
+//               [--registers-per-thread N] [--no-bounds-check]
 //                                                              a PTX kernel (host launch file)
+//   warpkit-run --ptx file.ptx --list-entries                  the file's kernels
+//   warpkit-run --ptx file.ptx --check [--entry NAME]          parse and prepare, run nothing
 //   common: [--set key=value]... [--json stats.json] [--print-params]
 #include "../common/gpu_runner.hpp"
 
@@ -34,14 +37,49 @@ void write_json(const std::string& path, const nlohmann::json& j) {
     f << j.dump(2) << '\n';
 }
 
+// Prints every `.entry` of the file: its name, demangled signature and parameters.
+void list_entries(const std::string& ptx_file) {
+    const auto m = wk::ptx::read_ptx(ptx_file);
+    std::size_t n = 0;
+    for (const auto& f : m.functions) {
+        if (!f.entry) continue;
+        ++n;
+        const std::string d = wk::ptx::module::demangle(f.name);
+        std::printf("%s%s%s  (%zu parameters, %u bytes)\n", f.name.c_str(), d.empty() ? "" : "  ",
+                    d.c_str(), f.params.size(), f.param_bytes());
+    }
+    std::fprintf(stderr, "%s: %zu entries\n", ptx_file.c_str(), n);
+}
+
+// Parses the file and prepares `entry` (every entry when empty) as a launch would.
+void check_ptx(const std::string& ptx_file, const std::string& entry,
+               const wk::ptx::kernel_options& opt) {
+    const auto m = wk::ptx::read_ptx(ptx_file);
+    std::size_t n = 0;
+    for (const auto& f : m.functions) {
+        if (!f.entry || (!entry.empty() && m.find(entry) != &f)) continue;
+        const wk::ptx::kernel k(m, f.name, opt);
+        ++n;
+        std::printf("%s: %zu instructions, %u registers per thread (%u live at most), %u bytes "
+                    "of shared and %u of local memory per thread\n",
+                    f.name.c_str(), k.size(), k.regs_per_thread(), k.max_live_registers(),
+                    k.static_shared_bytes(), k.local_bytes());
+    }
+    if (!entry.empty() && n == 0) (void)wk::ptx::kernel(m, entry, opt); // names the entries
+    std::printf("%s: parsed; %zu %s prepared\n", ptx_file.c_str(), n,
+                n == 1 ? "entry" : "entries");
+}
+
 // Runs a PTX entry as its launch file describes; prints a summary, optionally writes JSON.
 void run_ptx(const std::string& preset, const std::string& ptx_file, const std::string& entry,
              const std::string& launch_file, const std::vector<std::string>& overrides,
-             const std::string& json_out, bool print_params) {
+             const std::string& json_out, bool print_params, const wk::ptx::kernel_options& opt,
+             bool bounds_check) {
     const auto m = wk::ptx::read_ptx(ptx_file);
     const auto spec = wk::host::read_launch(launch_file);
     wk::host::device dev(preset, overrides);
-    const auto k = dev.prepare(m, entry);
+    dev.check_bounds(bounds_check);
+    const auto k = dev.prepare(m, entry, opt);
     std::cerr << "running " << ptx_file << " entry " << k.name() << " on " << preset << " (grid "
               << spec.grid.x << "x" << spec.grid.y << "x" << spec.grid.z << ", block "
               << spec.block.x << "x" << spec.block.y << "x" << spec.block.z << ", "
@@ -103,9 +141,28 @@ int main(int argc, char** argv) {
     auto* isa =
         app.add_option("--kernel", kernel, "warpkit-ISA kernel: assembly (.s) or image (.hex)");
     auto* ptx = app.add_option("--ptx", ptx_file, "PTX file (nvcc -ptx output)");
-    app.add_option("--entry", entry, "the PTX entry to run (plain or mangled name)")->needs(ptx);
+    app.add_option("--entry", entry,
+                   "the PTX entry: its mangled name, demangled signature, qualified name "
+                   "(ns::kernel<float> or ns::kernel) or plain name")
+        ->needs(ptx);
     app.add_option("--launch", launch_file,
                    "launch file (JSON: grid, block, buffers, params, outputs)")
+        ->needs(ptx);
+    bool list = false;
+    bool check = false;
+    bool no_bounds_check = false;
+    wk::ptx::kernel_options opt;
+    app.add_flag("--list-entries", list, "list the PTX file's entries and exit")->needs(ptx);
+    app.add_flag("--check", check, "parse the PTX file and prepare its entries (or --entry), run "
+                                   "nothing")
+        ->needs(ptx);
+    app.add_option("--registers-per-thread", opt.regs_per_thread,
+                   "registers per thread for occupancy (as nvcc -maxrregcount; default: "
+                   "estimated from the PTX's liveness)")
+        ->needs(ptx)
+        ->check(CLI::Range(1, 255));
+    app.add_flag("--no-bounds-check", no_bounds_check,
+                 "do not check global accesses against the launch file's buffers (faster)")
         ->needs(ptx);
     app.add_option("--set", overrides, "override a preset parameter: key=value (repeatable)");
     app.add_option("--json", json_out, "write params and stats as JSON to this file");
@@ -115,9 +172,19 @@ int main(int argc, char** argv) {
 
     try {
         if (!ptx_file.empty()) {
+            if (list) {
+                list_entries(ptx_file);
+                return 0;
+            }
+            if (check) {
+                check_ptx(ptx_file, entry, opt);
+                return 0;
+            }
             if (entry.empty() || launch_file.empty())
-                throw wk::error("--ptx needs --entry NAME and --launch FILE");
-            run_ptx(preset, ptx_file, entry, launch_file, overrides, json_out, print_params);
+                throw wk::error("--ptx needs --entry NAME and --launch FILE (or --list-entries "
+                                "or --check)");
+            run_ptx(preset, ptx_file, entry, launch_file, overrides, json_out, print_params, opt,
+                    !no_bounds_check);
             return 0;
         }
         if (kernel.empty()) throw wk::error("give --kernel FILE or --ptx FILE (see --help)");

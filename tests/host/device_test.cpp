@@ -143,3 +143,93 @@ TEST_CASE("run_launch: the histogram launch file end to end, outputs written whe
     CHECK_THROWS_WITH_AS(host::run_launch(dev, k, spec), doctest::Contains("launch.params"),
                          config_error);
 }
+
+TEST_CASE("device: a kernel writing past its buffer faults naming the access and the buffer") {
+    // sgemm_naive told the matrices are 64 wide but given 16-float buffers: C[row * 64 + col]
+    // lands past the end of C. With the check off the run "succeeds", writing past C.
+    const auto m = ptx::read_ptx(source_dir() / "examples/cuda/sgemm_naive.ptx");
+    for (const bool checked : {true, false}) {
+        CAPTURE(checked);
+        host::device dev;
+        dev.check_bounds(checked);
+        CHECK(dev.bounds_checked() == checked);
+        const auto k = dev.prepare(m, "sgemm_naive");
+        const auto a = dev.alloc(16 * 4, "A"), b = dev.alloc(16 * 4, "B"),
+                   c = dev.alloc(16 * 4, "C");
+        const std::int32_t n = 64;
+        const host::launch_config cfg{{4, 4, 1}, {16, 16, 1}, 0};
+        if (checked) {
+            std::string what;
+            try {
+                (void)dev.launch(k, cfg, a, b, c, n);
+            } catch (const sim_error& e) {
+                what = e.what();
+            }
+            CAPTURE(what);
+            CHECK(what.find("sgemm_naive") != std::string::npos);
+            CHECK(what.find("is outside every allocation") != std::string::npos);
+            CHECK(what.find("pc ") != std::string::npos);
+            CHECK(what.find("lane ") != std::string::npos);
+            // The first stray access is a load of A or B (row * 64 + k past 16 floats) or
+            // the store to C; each names the nearest buffer.
+            CHECK((what.find("bytes past the end of `A`") != std::string::npos ||
+                   what.find("bytes past the end of `B`") != std::string::npos ||
+                   what.find("bytes past the end of `C`") != std::string::npos ||
+                   what.find("bytes before `") != std::string::npos));
+        } else {
+            CHECK_NOTHROW((void)dev.launch(k, cfg, a, b, c, n));
+        }
+    }
+}
+
+TEST_CASE("device: every example launch file runs clean under bounds checks") {
+    for (const std::string name : {"vector_add", "reduce", "histogram", "bfs", "sgemm_naive",
+                                   "sgemm_tiled", "scan", "sfu", "warp_reduce"}) {
+        CAPTURE(name);
+        auto spec = host::read_launch(source_dir() / ("examples/cuda/" + name + ".launch.json"));
+        spec.outputs.clear();
+        const auto m = ptx::read_ptx(source_dir() / ("examples/cuda/" + name + ".ptx"));
+        host::device dev;
+        REQUIRE(dev.bounds_checked());
+        const auto k = dev.prepare(m, name);
+        CHECK_NOTHROW((void)host::run_launch(dev, k, spec));
+    }
+}
+
+TEST_CASE("device: allocations are named in device memory; .global variables too") {
+    host::device dev;
+    const auto a = dev.alloc(10, "in");
+    const auto b = dev.alloc(3);
+    const auto& allocs = dev.memory().allocations();
+    REQUIRE(allocs.size() == 2);
+    CHECK(allocs.at(a.address).name == "in");
+    CHECK(allocs.at(a.address).bytes == 10);
+    CHECK(allocs.at(b.address).name == "buffer 1");
+    CHECK(dev.memory().allocation_at(a.address + 9, 1) != nullptr);
+    CHECK(dev.memory().allocation_at(a.address + 9, 2) == nullptr);
+    CHECK(dev.memory().nearest_allocation(a.address + 12) ==
+          "2 bytes past the end of `in` (0x10000000, 10 bytes)");
+    CHECK(dev.memory().nearest_allocation(a.address - 4) ==
+          "4 bytes before `in` (0x10000000, 10 bytes)");
+}
+
+TEST_CASE("device: a block needing more registers than an SM has names the setting to change") {
+    host::device dev("fermi_gtx480", {"registers=1024"});
+    const auto k = dev.prepare(vector_add_module(), "vector_add");
+    const auto a = dev.alloc<float>(256), b = dev.alloc<float>(256), c = dev.alloc<float>(256);
+    const std::int32_t n = 256;
+    std::string what;
+    try {
+        (void)dev.launch(k, {{1, 1, 1}, {256, 1, 1}, 0}, a, b, c, n);
+    } catch (const config_error& e) {
+        what = e.what();
+        CHECK(e.field() == "block.registers");
+        CHECK(e.value() == std::to_string(k.regs_per_thread() * 256));
+    }
+    CAPTURE(what);
+    CHECK(what.find("--set registers=N, N >= " + std::to_string(k.regs_per_thread() * 256)) !=
+          std::string::npos);
+    CHECK(what.find(std::to_string(k.regs_per_thread()) + " per thread x 256 threads") !=
+          std::string::npos);
+    CHECK(what.find("estimate from the PTX's liveness") != std::string::npos);
+}

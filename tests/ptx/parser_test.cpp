@@ -1211,3 +1211,29 @@ TEST_CASE("ptx names and printer details") {
     CHECK(to_string(m, f, f.code[2]) == "mov.u32 %r1, %ctaid.y;");
     CHECK(to_string(m, f, f.code[3]) == "ld.param.u32 %r2, [k_p1];");
 }
+
+TEST_CASE("ptx module: entries are found by mangled, demangled, qualified and base names") {
+    const char* root = std::getenv("WARPKIT_SOURCE_DIR");
+    const auto m = read_ptx(std::string(root != nullptr ? root : ".") + "/tests/ptx/data/names.ptx");
+    const function* sf = m.find("_ZN2ns5scaleIfEEvPT_i");
+    const function* si = m.find("_ZN2ns5scaleIiEEvPT_i");
+    const function* fill = m.find("_ZN5outer5inner4fillEPii");
+    REQUIRE(sf != nullptr);
+    REQUIRE(si != nullptr);
+    REQUIRE(fill != nullptr);
+    CHECK(module::demangle(sf->name) == "void ns::scale<float>(float*, int)");
+    CHECK(m.find("void ns::scale<float>(float*, int)") == sf);
+    CHECK(m.find("ns::scale<float>(float*, int)") == sf);
+    CHECK(m.find("ns::scale<int>") == si);
+    CHECK(m.find("ns::scale") == nullptr); // two instantiations: ambiguous
+    CHECK(m.find("scale") == nullptr);
+    CHECK(m.find("outer::inner::fill(int*, int)") == fill);
+    CHECK(m.find("outer::inner::fill") == fill);
+    CHECK(m.find("inner::fill") == nullptr);
+    CHECK(module::demangle("vector_add").empty());
+    CHECK(module::demangle("_Znot a mangling").empty());
+    // The kernel preparation takes the same names and names the entries when none matches.
+    CHECK(warpkit::ptx::kernel(m, "ns::scale<float>").name() == sf->name);
+    CHECK_THROWS_WITH_AS(warpkit::ptx::kernel(m, "ns::scale"),
+                         doctest::Contains("_ZN2ns5scaleIiEEvPT_i"), warpkit::config_error);
+}

@@ -1,12 +1,15 @@
 #pragma once
 /// \file
-/// `global_memory`: the functional contents of device memory, byte-addressed, sparse.
+/// `global_memory`: the functional contents of device memory, byte-addressed, sparse, with
+/// the allocations kernels may touch (for bounds checks).
 
 #include <warpkit/core/error.hpp>
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -16,11 +19,27 @@
 
 namespace warpkit::gpu {
 
+/// A range of device memory a kernel may access, named for error messages (a buffer, a
+/// module `.global` variable).
+struct allocation {
+    std::uint64_t address = 0;
+    std::uint64_t bytes = 0;
+    std::string name;
+    /// True when [a, a + n) lies inside.
+    [[nodiscard]] bool holds(std::uint64_t a, std::uint64_t n) const noexcept {
+        return a >= address && a - address <= bytes && bytes - (a - address) >= n;
+    }
+};
+
 /// Device memory for functional execution: bytes at 64-bit addresses, held as little-endian
 /// 32-bit words in 4 KiB pages allocated on first write; never-written bytes read as zero.
 /// Words (`load` / `store`) need 4-byte alignment; values of 1, 2, 4 or 8 bytes
 /// (`load_value` / `store_value`) their natural alignment; byte spans (`read_bytes` /
 /// `write_bytes`) none. Functional state only (timing goes through the memory-system parts).
+///
+/// Allocations (`allocate`) record which ranges exist; with `check_bounds(true)` the
+/// instruction sources check every global access of a kernel against them and fault naming
+/// the access and the nearest allocation. Host-side reads and writes are never checked.
 class global_memory {
 public:
     static constexpr std::uint64_t page_bytes = 4096;
@@ -31,9 +50,14 @@ public:
         if (this != &o) copy_from_(o);
         return *this;
     }
-    global_memory(global_memory&& o) noexcept : pages_(std::move(o.pages_)) { o.last_ = nullptr; }
+    global_memory(global_memory&& o) noexcept
+        : pages_(std::move(o.pages_)), allocs_(std::move(o.allocs_)), checked_(o.checked_) {
+        o.last_ = nullptr;
+    }
     global_memory& operator=(global_memory&& o) noexcept {
         pages_ = std::move(o.pages_);
+        allocs_ = std::move(o.allocs_);
+        checked_ = o.checked_;
         last_ = nullptr;
         o.last_ = nullptr;
         return *this;
@@ -122,6 +146,69 @@ public:
         return out;
     }
 
+    /// Records [address, address + bytes) as allocated under `name`; an allocation at the
+    /// same address is replaced. Overlapping another allocation is a contract_error.
+    void allocate(std::uint64_t address, std::uint64_t bytes, std::string name) {
+        WARPKIT_EXPECTS(bytes <= ~address);
+        allocs_.erase(address);
+        const auto next = allocs_.lower_bound(address);
+        WARPKIT_EXPECTS(next == allocs_.end() || next->first - address >= bytes);
+        WARPKIT_EXPECTS(next == allocs_.begin() || std::prev(next)->second.address +
+                                                           std::prev(next)->second.bytes <=
+                                                       address);
+        allocs_.emplace(address, allocation{address, bytes, std::move(name)});
+    }
+    /// Forgets the allocation at `address` (if any).
+    void release(std::uint64_t address) { allocs_.erase(address); }
+    /// The allocations, by address.
+    [[nodiscard]] const std::map<std::uint64_t, allocation>& allocations() const noexcept {
+        return allocs_;
+    }
+    /// Whether kernels' global accesses are checked against the allocations.
+    void check_bounds(bool on) noexcept { checked_ = on; }
+    [[nodiscard]] bool bounds_checked() const noexcept { return checked_; }
+    /// The allocation holding [addr, addr + size), or nullptr.
+    [[nodiscard]] const allocation* allocation_at(std::uint64_t addr, std::uint64_t size) const {
+        auto it = allocs_.upper_bound(addr);
+        if (it == allocs_.begin()) return nullptr;
+        --it;
+        return it->second.holds(addr, size) ? &it->second : nullptr;
+    }
+    /// Where `addr` lies relative to the nearest allocation, for messages: "8 bytes past the
+    /// end of `c` (0x10000200, 64 bytes)", or "no allocations".
+    [[nodiscard]] std::string nearest_allocation(std::uint64_t addr) const {
+        if (allocs_.empty()) return "no allocations";
+        const auto after = allocs_.upper_bound(addr);
+        const allocation* best = nullptr;
+        std::uint64_t gap = ~std::uint64_t{0};
+        bool past = false;
+        if (after != allocs_.begin()) {
+            const allocation& a = std::prev(after)->second;
+            const std::uint64_t end = a.address + a.bytes;
+            best = &a;
+            gap = addr >= end ? addr - end : 0;
+            past = true;
+        }
+        if (after != allocs_.end() && after->second.address - addr < gap) {
+            best = &after->second;
+            gap = after->second.address - addr;
+            past = false;
+        }
+        return std::to_string(gap) + (past ? " bytes past the end of `" : " bytes before `") +
+               best->name + "` (" + hex(best->address) + ", " + std::to_string(best->bytes) +
+               " bytes)";
+    }
+    /// `v` as 0x-prefixed hexadecimal.
+    [[nodiscard]] static std::string hex(std::uint64_t v) {
+        static constexpr char digits[] = "0123456789abcdef";
+        std::string s;
+        do {
+            s.insert(s.begin(), digits[v & 15]);
+            v >>= 4;
+        } while (v != 0);
+        return "0x" + s;
+    }
+
     /// Pages written so far.
     [[nodiscard]] std::size_t pages() const noexcept { return pages_.size(); }
 
@@ -168,6 +255,8 @@ private:
         pages_.clear();
         for (const auto& [base, page] : o.pages_)
             pages_.emplace(base, std::make_unique<page_type>(*page));
+        allocs_ = o.allocs_;
+        checked_ = o.checked_;
         last_ = nullptr;
     }
     // Every page of *this reads the same in `o`.
@@ -181,6 +270,8 @@ private:
     }
 
     std::unordered_map<std::uint64_t, std::unique_ptr<page_type>> pages_;
+    std::map<std::uint64_t, allocation> allocs_;
+    bool checked_ = false;
     mutable std::uint64_t last_page_ = 0;
     mutable page_type* last_ = nullptr; // pages never move: the map holds unique_ptrs
 };

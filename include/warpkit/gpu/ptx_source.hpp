@@ -39,6 +39,7 @@
 #include <warpkit/ptx/ir.hpp>
 #include <warpkit/ptx/kernel.hpp>
 #include <warpkit/ptx/launch.hpp>
+#include <warpkit/ptx/names.hpp>
 #include <warpkit/ptx/semantics.hpp>
 #include <warpkit/simt/concepts.hpp>
 
@@ -913,6 +914,8 @@ private:
                 fault_(cur_pc_, std::string(space_name_(loc.sp)) + " address " + hex_(loc.addr) +
                                     " (lane " + std::to_string(l) + ") is not aligned to the " +
                                     std::to_string(size * vec) + "-byte access");
+            if (loc.sp == ptx::space::global && mem_->bounds_checked())
+                check_bounds_(loc.addr, align_mask + 1, l);
             d.addr[l] = timing_address_(slot, loc, l, align_mask + 1);
             switch (in.opcode) {
             case op::ld:
@@ -953,6 +956,21 @@ private:
                 break;
             }
         }
+    }
+
+    // A global access of `bytes` bytes at `a` by lane l must fall inside one allocation.
+    void check_bounds_(std::uint64_t a, std::uint64_t bytes, std::size_t l) {
+        if (a >= hit_lo_ && a - hit_lo_ <= hit_bytes_ && hit_bytes_ - (a - hit_lo_) >= bytes)
+            return;
+        if (const allocation* at = mem_->allocation_at(a, bytes)) {
+            hit_lo_ = at->address;
+            hit_bytes_ = at->bytes;
+            return;
+        }
+        fault_(cur_pc_, "global " + std::string(ptx::name(k_->at(cur_pc_).in.opcode)) + " of " +
+                            std::to_string(bytes) + " bytes at " + hex_(a) + " (pc " +
+                            std::to_string(cur_pc_) + ", lane " + std::to_string(l) +
+                            ") is outside every allocation: " + mem_->nearest_allocation(a));
     }
 
     [[nodiscard]] static std::uint64_t atomic_(const ptx::instruction& in, std::uint64_t old,
@@ -1111,6 +1129,8 @@ private:
     std::array<std::array<std::uint64_t, WarpSize>, 6> scratch_{};
     std::uint32_t cur_slot_ = 0;
     std::size_t cur_pc_ = 0;
+    std::uint64_t hit_lo_ = 1;    // the allocation the last checked access fell in
+    std::uint64_t hit_bytes_ = 0; // (empty at first: address 1 holds no access of >= 1 byte)
     bool can_cut_ = true;
 };
 

@@ -13,7 +13,10 @@
 /// const auto sum = dev.download<float>(c);   // r.cycles(), r.ipc(), r.thread_instructions()
 /// ```
 /// Device buffers are 256-byte aligned (as cudaMalloc's) and placed from `heap_base` on,
-/// below the addresses PTX `.global` variables and the generic windows use.
+/// below the addresses PTX `.global` variables and the generic windows use. Every global
+/// access of a kernel is checked against the buffers and `.global` variables (a sim_error
+/// naming the kernel, pc, lane, address and the nearest buffer); `check_bounds(false)` turns
+/// the check off for speed.
 
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/params.hpp>
@@ -104,7 +107,12 @@ public:
         warp_size_ = gpu::visit_preset(preset_, [](auto tag) {
             return static_cast<std::uint32_t>(decltype(tag)::type::warp_size);
         });
+        mem_.check_bounds(true);
     }
+
+    /// Whether kernels' global accesses are checked against the allocations (default on).
+    void check_bounds(bool on) noexcept { mem_.check_bounds(on); }
+    [[nodiscard]] bool bounds_checked() const noexcept { return mem_.bounds_checked(); }
 
     [[nodiscard]] const std::string& preset() const noexcept { return preset_; }
     /// The preset's parameters with the overrides applied.
@@ -112,8 +120,9 @@ public:
     [[nodiscard]] gpu::global_memory& memory() noexcept { return mem_; }
     [[nodiscard]] const gpu::global_memory& memory() const noexcept { return mem_; }
 
-    /// A zero-filled device buffer of `bytes` bytes (at least one byte is reserved).
-    [[nodiscard]] buffer alloc(std::uint64_t bytes) {
+    /// A zero-filled device buffer of `bytes` bytes (at least one byte is reserved), named
+    /// `name` in bounds-check messages (default: "buffer N", N counting from 0).
+    [[nodiscard]] buffer alloc(std::uint64_t bytes, std::string name = {}) {
         const std::uint64_t room = ptx::global_variable_base - next_;
         if (bytes > room)
             throw config_error("alloc.bytes", std::to_string(bytes),
@@ -121,6 +130,9 @@ public:
         const buffer b{next_, bytes};
         next_ += (std::max<std::uint64_t>(bytes, 1) + alloc_alignment - 1) / alloc_alignment *
                  alloc_alignment;
+        mem_.allocate(b.address, b.bytes,
+                      name.empty() ? "buffer " + std::to_string(buffers_) : std::move(name));
+        ++buffers_;
         return b;
     }
     /// A zero-filled buffer of `count` elements of T.
@@ -213,6 +225,7 @@ private:
     gpu::gpu_params params_;
     std::uint32_t warp_size_ = 32;
     gpu::global_memory mem_;
+    std::uint64_t buffers_ = 0;
     std::uint64_t next_ = heap_base;
 };
 

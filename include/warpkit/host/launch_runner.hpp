@@ -35,7 +35,7 @@ struct spec_buffers {
 [[nodiscard]] inline spec_buffers allocate(device& dev, const launch_spec& s) {
     spec_buffers out;
     for (const auto& b : s.buffers) {
-        const buffer d = dev.alloc(b.bytes());
+        const buffer d = dev.alloc(b.bytes(), b.name);
         const auto init = initial_contents(b);
         std::vector<std::uint8_t> raw(init.size());
         if (!raw.empty()) std::memcpy(raw.data(), init.data(), raw.size());

@@ -4,9 +4,12 @@
 /// it: functions with their declarations and instructions, every name resolved to an index
 /// (registers, variables, parameters, labels, functions), every position kept for messages.
 
+#include <cxxabi.h>
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -420,18 +423,70 @@ struct module {
     std::vector<function> functions;
     friend bool operator==(const module&, const module&) = default;
 
-    /// The function called `name`, or whose Itanium-mangled name has base name `name`
-    /// (`_Z6vecAddPfS_i` for `vecAdd`); nullptr when none or ambiguous.
-    [[nodiscard]] const function* find(std::string_view name) const noexcept {
-        const function* found = nullptr;
+    /// The function `name` names: its exact (mangled) name, else its demangled signature
+    /// (`void ns::scale<float>(float*, int)` or without the return type), its qualified name
+    /// with template arguments (`ns::scale<float>`) or without (`ns::scale`), or the base
+    /// name of a `_Z<len><name>` mangling (`vecAdd` for `_Z6vecAddPfS_i`), tried in that
+    /// order; nullptr when none matches or a form matches several functions.
+    [[nodiscard]] const function* find(std::string_view name) const {
         for (const auto& f : functions)
             if (f.name == name) return &f;
+        std::vector<std::array<std::string, 4>> forms;
+        forms.reserve(functions.size());
         for (const auto& f : functions) {
-            if (base_name(f.name) != name) continue;
-            if (found != nullptr) return nullptr;
-            found = &f;
+            const std::string full = demangle(f.name);
+            const std::string qualified = callable_name(full);
+            forms.push_back({full, signature_without_return(full), qualified,
+                             without_template_args(qualified)});
         }
-        return found;
+        for (std::size_t form = 0; form <= 4; ++form) { // the four demangled forms, then base
+            const function* found = nullptr;
+            for (std::size_t i = 0; i < functions.size(); ++i) {
+                const bool match = form < 4 ? !forms[i][form].empty() && forms[i][form] == name
+                                            : base_name(functions[i].name) == name;
+                if (!match) continue;
+                if (found != nullptr) return nullptr;
+                found = &functions[i];
+            }
+            if (found != nullptr) return found;
+        }
+        return nullptr;
+    }
+
+    /// The demangled form of an Itanium-mangled name (`_ZN2ns5scaleIfEEvPT_i` gives
+    /// `void ns::scale<float>(float*, int)`); empty when `name` is not mangled.
+    [[nodiscard]] static std::string demangle(std::string_view name) {
+        if (name.size() < 3 || name[0] != '_' || name[1] != 'Z') return {};
+        const std::string z(name);
+        int status = 0;
+        char* out = abi::__cxa_demangle(z.c_str(), nullptr, nullptr, &status);
+        std::string r = status == 0 && out != nullptr ? std::string(out) : std::string();
+        std::free(out); // NOLINT(cppcoreguidelines-no-malloc): __cxa_demangle's buffer
+        return r;
+    }
+    /// A demangled signature without its leading return type (function templates carry
+    /// one): `void ns::f<int>(int*)` gives `ns::f<int>(int*)`.
+    [[nodiscard]] static std::string signature_without_return(const std::string& sig) {
+        const std::size_t open = params_start(sig);
+        const std::size_t space = last_top_level_space(sig, open);
+        return space == std::string::npos ? sig : sig.substr(space + 1);
+    }
+    /// A demangled signature's qualified name: `void ns::f<int>(int*)` gives `ns::f<int>`.
+    [[nodiscard]] static std::string callable_name(const std::string& sig) {
+        const std::string s = signature_without_return(sig);
+        const std::size_t open = params_start(s);
+        return open == std::string::npos ? s : s.substr(0, open);
+    }
+    /// `ns::f<int>` without template argument lists: `ns::f`.
+    [[nodiscard]] static std::string without_template_args(const std::string& n) {
+        std::string out;
+        int depth = 0;
+        for (const char c : n) {
+            if (c == '<') ++depth;
+            if (depth == 0) out += c;
+            if (c == '>' && depth > 0) --depth;
+        }
+        return out;
     }
 
     /// The source-level name of an Itanium-mangled function name (`_Z<len><name>...`), or
@@ -443,6 +498,31 @@ struct module {
             len = len * 10 + static_cast<std::size_t>(mangled[i++] - '0');
         if (len == 0 || i + len > mangled.size()) return mangled;
         return mangled.substr(i, len);
+    }
+
+private:
+    // Where the parameter list of a demangled signature opens (its last top-level '(').
+    [[nodiscard]] static std::size_t params_start(const std::string& sig) noexcept {
+        if (sig.empty() || sig.back() != ')') return std::string::npos;
+        int depth = 0;
+        for (std::size_t i = sig.size(); i-- > 0;) {
+            if (sig[i] == ')') ++depth;
+            if (sig[i] == '(' && --depth == 0) return i;
+        }
+        return std::string::npos;
+    }
+    // The last space before `end` outside template argument lists and parentheses.
+    [[nodiscard]] static std::size_t last_top_level_space(const std::string& sig,
+                                                          std::size_t end) noexcept {
+        std::size_t found = std::string::npos;
+        int depth = 0;
+        for (std::size_t i = 0; i < sig.size() && i < end; ++i) {
+            const char c = sig[i];
+            if (c == '<' || c == '(') ++depth;
+            if ((c == '>' || c == ')') && depth > 0) --depth;
+            if (c == ' ' && depth == 0) found = i;
+        }
+        return found;
     }
 };
 

@@ -172,6 +172,7 @@ inline void load_globals(const kernel& k, gpu::global_memory& mem) {
                       static_cast<std::ptrdiff_t>(std::min<std::size_t>(g.init.size(), g.bytes)),
                   bytes.begin());
         mem.write_bytes(g.address, bytes);
+        mem.allocate(g.address, g.bytes, g.name);
     }
 }
 
