@@ -340,6 +340,46 @@ TEST_CASE("ptx programs: a negative offset folded into a 32-bit shared address w
     }
 }
 
+TEST_CASE("ptx programs: a blocked LU update saturates the AMOEBA mesh and computes its result") {
+    // 15 x 15 blocks of 16 x 16 threads on a 256 x 256 matrix, each reading two tiles and
+    // updating a third: on amoeba_48 and amoeba_48_fused this traffic once overflowed a mesh
+    // credit channel (a node interface returned a burst of credits after its ejection
+    // queue drained). The update equals the C++ one: 16 fused multiply-adds, then a subtract.
+    const auto m = ptx::read_ptx(data_path("lu_update.ptx"));
+    const ptx::kernel k(m, "lu_update");
+    const int n = 256, k0 = 0;
+    std::vector<float> a(static_cast<std::size_t>(n) * n);
+    warpkit::rng r(7);
+    for (auto& v : a)
+        v = static_cast<float>(r.uniform() * 2.0 - 1.0);
+    std::vector<float> expected = a;
+    const auto at = [&](const std::vector<float>& x, int i, int j) {
+        return x[static_cast<std::size_t>(i) * n + static_cast<std::size_t>(j)];
+    };
+    for (int i = k0 + 16; i < n; ++i)
+        for (int j = k0 + 16; j < n; ++j) {
+            float sum = 0.0F;
+            for (int q = 0; q < 16; ++q)
+                sum = std::fma(at(a, i, k0 + q), at(a, k0 + q, j), sum);
+            expected[static_cast<std::size_t>(i) * n + static_cast<std::size_t>(j)] -= sum;
+        }
+    const auto check = [&](auto preset) {
+        using P = decltype(preset);
+        device dev;
+        const std::uint64_t pa = dev.put(a);
+        const ptx::launch l(k, {15, 15, 1}, {16, 16, 1},
+                            ptx::param_pack(k).add(pa).add(n).add(k0).bytes(), 0,
+                            static_cast<std::uint32_t>(P::warp_size));
+        gpu::gpu<P> g(P::params());
+        gpu::run_stats rs;
+        REQUIRE_NOTHROW(rs = g.run(l, dev.mem));
+        CHECK(rs.total.blocks_completed == 225);
+        CHECK(dev.get<float>(pa, a.size()) == expected);
+    };
+    check(gpu::amoeba_48{});
+    check(gpu::amoeba_48_fused{});
+}
+
 TEST_CASE("ptx programs: calls of functions outside the module are refused by name") {
     const auto m = ptx::read_ptx(data_path("mathlib.ptx"));
     CHECK_THROWS_WITH_AS(ptx::kernel(m, "mathlib"), doctest::Contains("`vprintf`"), parse_error);

@@ -59,6 +59,9 @@ namespace warpkit::ptx {
 /// Number of PTX opcodes (arrays indexed by op).
 inline constexpr std::size_t op_count = static_cast<std::size_t>(op::trap) + 1;
 
+/// Local memory a thread may have (CUDA: 512 KiB per thread since compute capability 2.0).
+inline constexpr std::uint64_t max_local_bytes = 512 * 1024;
+
 /// Device address of the first module `.global` variable.
 inline constexpr std::uint64_t global_variable_base = 0x0000'6000'0000'0000ULL;
 
@@ -613,6 +616,15 @@ private:
         for (std::size_t i = 0; i < flat.variables.size(); ++i)
             if (flat.variables[i].sp == space::shared && flat.variables[i].is_extern)
                 flat_place_[i].offset = shared_dynamic_;
+        // CUDA's limits: 512 KiB of local memory per thread; shared memory addresses are
+        // 32-bit offsets (an SM's capacity is checked at launch).
+        if (local > max_local_bytes)
+            throw config_error("kernel.local_bytes", std::to_string(local),
+                               "<= " + std::to_string(max_local_bytes) +
+                                   " (local memory per thread)");
+        if (shared > 0xffffffffULL)
+            throw config_error("kernel.shared_bytes", std::to_string(shared),
+                               "< 4 GiB (32-bit shared addresses)");
         shared_static_ = static_cast<std::uint32_t>(shared);
         local_bytes_ = static_cast<std::uint32_t>(local);
         slot_vars_.assign(flat.variables.size(), 0);
