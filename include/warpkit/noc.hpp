@@ -1,8 +1,8 @@
 #pragma once
 /// \file
 /// The network-on-chip area: the network concept, ideal network, crossbar, mesh with
-/// virtual channels and router bypass, allocators, cluster links and packets, synthetic
-/// traffic and BookSim-style measurement.
+/// virtual channels, routing policies and router bypass, allocators, cluster links and
+/// packets, synthetic traffic and BookSim-style measurement.
 
 #include <warpkit/noc/allocator.hpp>
 #include <warpkit/noc/cluster_link.hpp>
@@ -12,6 +12,7 @@
 #include <warpkit/noc/ideal_network.hpp>
 #include <warpkit/noc/mesh.hpp>
 #include <warpkit/noc/mesh_params.hpp>
+#include <warpkit/noc/mesh_routing.hpp>
 #include <warpkit/noc/network_stats.hpp>
 #include <warpkit/noc/packet.hpp>
 #include <warpkit/noc/sweep.hpp>

@@ -1,12 +1,12 @@
 #pragma once
 /// \file
 /// `mesh`: a 2-D mesh (k x k or rectangular) of input-queued virtual-channel routers with
-/// dimension-order (XY) routing, wormhole switching, credit-based flow control, iSLIP-style
-/// separable VC and switch allocators, a router pipeline whose stage delays are parameters
-/// (routing, VC allocation, switch allocation, switch traversal, link), speculative
-/// allocation for 2-stage routers, request/reply subnets, source and ejection queues, and
-/// router bypass (paper 002). Timing follows BookSim 2: with its default router a packet of
-/// F flits crossing L links has a zero-load latency of 7 + 5 L + (F - 1) cycles.
+/// a choice of minimal routing (XY, YX, west-first, odd-even, O1TURN), wormhole switching,
+/// credit-based flow control, iSLIP-style separable VC and switch allocators, a router pipeline
+/// whose stage delays are parameters (routing, VC allocation, switch allocation, switch traversal,
+/// link), speculative allocation for 2-stage routers, request/reply subnets, source and ejection
+/// queues, and router bypass (paper 002). Timing follows BookSim 2: with its default router a
+/// packet of F flits crossing L links has a zero-load latency of 7 + 5 L + (F - 1) cycles.
 
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/params.hpp>
@@ -16,6 +16,7 @@
 #include <warpkit/noc/detail/packet_pool.hpp>
 #include <warpkit/noc/detail/queue_bank.hpp>
 #include <warpkit/noc/mesh_params.hpp>
+#include <warpkit/noc/mesh_routing.hpp>
 #include <warpkit/noc/network_stats.hpp>
 #include <warpkit/noc/packet.hpp>
 
@@ -49,7 +50,7 @@ public:
     using stats_type = network_stats;
 
     explicit mesh(const mesh_params& p = {})
-        : p_(checked(p)), t_(build_mesh_topology(p_.cols, p_.rows, p_.bypass)) {
+        : p_(checked(p)), t_(build_mesh_topology(p_.cols, p_.rows, p_.bypass, p_.routing)) {
         build();
     }
 
@@ -153,7 +154,8 @@ public:
     // ---- inspection (tests, debugging, power models) ------------------------------------
     /// Ports per router (4 directions, then local ports).
     [[nodiscard]] std::uint32_t ports() const noexcept { return P_; }
-    /// Output port router `r` uses for packets to `dst`.
+    /// Output port router `r` uses for packets to `dst`: the dimension-order route (YX for
+    /// `yx`, else XY: o1turn's XY packets, and the adaptive policies' choice on ties).
     [[nodiscard]] std::uint32_t route(std::uint32_t r, node_id dst) const {
         WARPKIT_EXPECTS(r < t_.routers && dst < t_.nodes && t_.enabled[r] != 0);
         return t_.route[std::size_t{r} * t_.nodes + dst];
@@ -182,6 +184,13 @@ public:
     [[nodiscard]] bool input_vc_idle(std::size_t subnet, std::uint32_t r, std::uint32_t p,
                                      std::uint32_t vc) const {
         return nets_.at(subnet).ivc[ovc(r, p, vc)].state == idle_state;
+    }
+    /// The output port the packet in input VC `vc` of port `p` of router `r` was routed to
+    /// (ports() when the VC is idle): the turns adaptive packets take, one router at a time.
+    [[nodiscard]] std::uint32_t input_vc_route(std::size_t subnet, std::uint32_t r, std::uint32_t p,
+                                               std::uint32_t vc) const {
+        const ivc_state& st = nets_.at(subnet).ivc[ovc(r, p, vc)];
+        return st.state == idle_state ? P_ : st.out_port;
     }
     /// Flits of VC `vc` on the channel into input port `p` of router `r`.
     [[nodiscard]] std::uint32_t channel_flits(std::size_t subnet, std::uint32_t r, std::uint32_t p,
@@ -273,7 +282,7 @@ private:
         std::uint8_t state = idle_state;
         std::uint8_t out_port = 0;
         std::uint8_t out_vc = 0;
-        std::uint8_t cls = 0;
+        std::uint8_t vcs = 0; ///< the packet's VC set (class_mask_ index)
     };
     struct source_state {
         std::uint32_t pkt = none;
@@ -340,11 +349,7 @@ private:
         RP_ = std::size_t{R_} * P_;
         st_ = p_.st_prepare_delay + p_.st_final_delay;
         const std::uint32_t all = V_ == 32 ? ~0u : (1u << V_) - 1;
-        class_mask_ = {all, all};
-        if (p_.split_vcs) {
-            const std::uint32_t lo = (1u << (V_ / 2)) - 1;
-            class_mask_ = {lo, all & ~lo};
-        }
+        class_mask_ = detail::routing_vc_masks(p_.routing, V_, p_.split_vcs);
         // Channels: where each router output leads and who feeds each router input.
         down_.assign(RP_, none);
         down_lat_.assign(RP_, 0);
@@ -512,12 +517,14 @@ private:
                 st.vc = -1;
             }
             const std::size_t cv = std::size_t{node} * V_;
+            auto& pk = n.packets[st.pkt];
             if (st.vc < 0) {
                 // A VC not held by another of this node's packets, with room, round-robin.
                 const std::uint32_t last = n.src_last_vc[e];
+                const std::uint32_t mask = class_mask_[vc_set(pk)];
                 for (std::uint32_t j = 1; j <= V_; ++j) {
                     const std::uint32_t v = (last + j) % V_;
-                    if ((class_mask_[c] >> v & 1u) == 0) continue;
+                    if ((mask >> v & 1u) == 0) continue;
                     if (n.src_busy[cv + v] != 0 || n.src_credits[cv + v] == 0) continue;
                     st.vc = static_cast<std::int32_t>(v);
                     break;
@@ -526,7 +533,6 @@ private:
             }
             const auto v = static_cast<std::uint32_t>(st.vc);
             if (n.src_credits[cv + v] == 0) continue;
-            auto& pk = n.packets[st.pkt];
             flit f;
             f.pkt = st.pkt;
             f.seq = static_cast<std::uint16_t>(st.seq);
@@ -560,10 +566,40 @@ private:
                       std::uint64_t ready) {
         const auto& pk = n.packets[f.pkt];
         ivc_state& st = n.ivc[i];
-        st.out_port = t_.route[std::size_t{r} * N_ + pk.dst];
-        st.cls = static_cast<std::uint8_t>(pk.cls);
+        st.vcs = vc_set(pk);
+        st.out_port = route_packet(n, r, pk, st.vcs);
         st.state = vc_alloc_state;
         st.ready = ready;
+    }
+
+    /// The VCs a packet may use: its class's, halved by o1turn between XY and YX packets.
+    [[nodiscard]] std::uint8_t vc_set(const packet_type& pk) const noexcept {
+        const auto c = static_cast<std::uint32_t>(pk.cls) * 2u;
+        const bool yx = p_.routing == mesh_routing::o1turn && detail::o1turn_yx(pk.id);
+        return static_cast<std::uint8_t>(yx ? c + 1 : c);
+    }
+
+    /// The output port of a packet's head at router `r` (mesh_routing.hpp): deterministic
+    /// policies read the tables; adaptive ones take the allowed minimal direction whose next
+    /// input buffer has the most credits for the packet's VCs.
+    [[nodiscard]] std::uint8_t route_packet(const fabric& n, std::uint32_t r, const packet_type& pk,
+                                            std::uint8_t vcs) const {
+        const std::size_t at = std::size_t{r} * N_ + pk.dst;
+        if (p_.routing == mesh_routing::xy || p_.routing == mesh_routing::yx) return t_.route[at];
+        if (p_.routing == mesh_routing::o1turn)
+            return (vcs & 1u) != 0 ? t_.route_yx[at] : t_.route[at];
+        const std::uint32_t h = t_.host[pk.dst];
+        if (h == r) return t_.local[pk.dst];
+        const std::uint32_t allowed =
+            detail::allowed_dirs(p_.routing, r, t_.host[pk.src], h, t_.cols);
+        std::array<std::uint32_t, detail::dirs> free{};
+        for (std::uint32_t m = allowed; m != 0; m &= m - 1) {
+            const auto d = static_cast<std::uint32_t>(std::countr_zero(m));
+            const std::size_t o = (std::size_t{r} * P_ + d) * V_;
+            for (std::uint32_t v = class_mask_[vcs]; v != 0; v &= v - 1)
+                free[d] += n.ovc_credits[o + static_cast<std::uint32_t>(std::countr_zero(v))];
+        }
+        return static_cast<std::uint8_t>(detail::pick_dir(allowed, free, t_.route[at]));
     }
 
     void router_step(fabric& n, std::uint32_t r) {
@@ -602,7 +638,7 @@ private:
         for (std::size_t k = 0; k < pv; ++k) {
             const ivc_state& st = n.ivc[base * V_ + k];
             if (st.state != vc_alloc_state || st.ready > now_) continue;
-            const std::uint32_t want = class_mask_[st.cls] & n.ovc_free[base + st.out_port];
+            const std::uint32_t want = class_mask_[st.vcs] & n.ovc_free[base + st.out_port];
             if (want == 0) continue;
             va_req_[st.out_port * pv + k] = want;
             outputs |= 1u << st.out_port;
@@ -732,7 +768,7 @@ private:
     std::uint32_t N_ = 0;
     std::size_t RP_ = 0;
     std::uint32_t st_ = 0;
-    std::array<std::uint32_t, C> class_mask_{};
+    std::array<std::uint32_t, 2 * C> class_mask_{}; ///< VCs per vc_set()
     std::vector<std::uint32_t> down_;
     std::vector<std::uint32_t> down_lat_;
     std::vector<std::uint32_t> down_bypassed_;

@@ -1,12 +1,13 @@
 #pragma once
 /// \file
 /// Parameters of the `mesh` network (size, virtual channels, router pipeline delays,
-/// subnets, router bypass), router presets (BookSim's 4-stage router, paper 002's 2-stage
-/// router) and the mesh topology with dimension-order (XY) routes.
+/// subnets, router bypass, routing policy), router presets (BookSim's 4-stage router, paper
+/// 002's 2-stage router) and the mesh topology with its dimension-order routes.
 
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/reflect.hpp>
+#include <warpkit/noc/mesh_routing.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -54,10 +55,13 @@ struct mesh_params {
     /// Check the credit law (mesh::credit_violations) after every cycle and throw a
     /// sim_error when it breaks: a scan of every VC per cycle, for tests and fuzzing.
     bool check_credits = false;
+    /// Routing policy (mesh_routing.hpp). o1turn needs num_vcs >= 2 (>= 4 with split_vcs);
+    /// west_first and odd_even need no bypassed routers.
+    mesh_routing routing = mesh_routing::xy;
     WARPKIT_FIELDS(mesh_params, cols, rows, subnets, split_vcs, num_vcs, vc_buf_size, routing_delay,
                    vc_alloc_delay, sw_alloc_delay, st_prepare_delay, st_final_delay, credit_delay,
                    speculative, link_latency, bypass_delay, alloc_iters, inject_queue_packets,
-                   eject_queue_packets, flit_bits, bypass, check_credits)
+                   eject_queue_packets, flit_bits, bypass, check_credits, routing)
 
     void validate() const;
 
@@ -121,14 +125,8 @@ struct mesh_params {
     return p;
 }
 
-/// Port numbers of a mesh router: four directions, then local ports.
-enum class port : std::uint8_t { east = 0, west = 1, north = 2, south = 3, local = 4 };
-
-namespace detail {
-inline constexpr std::uint32_t dirs = 4;
-} // namespace detail
-
-/// Routers, the nodes on their local ports, neighbours through bypassed routers, and XY routes.
+/// Routers, the nodes on their local ports, neighbours through bypassed routers, and the
+/// dimension-order routes.
 struct mesh_topology {
     std::uint32_t cols = 0;
     std::uint32_t rows = 0;
@@ -141,25 +139,63 @@ struct mesh_topology {
     std::vector<std::int32_t> neighbor;  ///< per router x 4 + dir: next enabled router or -1
     std::vector<std::uint32_t> bypassed; ///< per router x 4 + dir: disabled routers between
     std::vector<std::int32_t> port_node; ///< per router x ports + port: node on a local port
-    std::vector<std::uint8_t> route;     ///< per router x nodes + node: output port (XY)
+    /// Per router x nodes + node: output port, YX for `yx`, XY for the other policies (the
+    /// adaptive ones take it on ties, o1turn for its XY packets).
+    std::vector<std::uint8_t> route;
+    std::vector<std::uint8_t> route_yx; ///< o1turn only: the YX routes, as `route`
 };
 
 namespace detail {
-/// The XY direction from router a towards router b (a != b).
-[[nodiscard]] inline std::uint32_t xy_dir(std::uint32_t a, std::uint32_t b,
-                                          std::uint32_t cols) noexcept {
-    const std::uint32_t ax = a % cols;
-    const std::uint32_t ay = a / cols;
-    const std::uint32_t bx = b % cols;
-    const std::uint32_t by = b / cols;
-    if (ax != bx) return bx > ax ? 0u : 1u;
-    return by > ay ? 2u : 3u;
+/// Dimension-order routes (X first unless `y_first`) from every enabled router, checked to
+/// turn only at enabled routers: a flit crossing a disabled router can only go straight.
+inline std::vector<std::uint8_t> dor_routes(const mesh_topology& t, bool y_first) {
+    const std::uint32_t cols = t.cols;
+    std::vector<std::uint8_t> route(std::size_t{t.routers} * t.nodes, 0);
+    for (std::uint32_t r = 0; r < t.routers; ++r) {
+        if (t.enabled[r] == 0) continue;
+        for (std::uint32_t n = 0; n < t.nodes; ++n) {
+            const std::uint32_t h = t.host[n];
+            route[std::size_t{r} * t.nodes + n] =
+                h == r ? t.local[n] : static_cast<std::uint8_t>(dor_dir(r, h, cols, y_first));
+        }
+    }
+    for (std::uint32_t s = 0; s < t.routers; ++s) {
+        if (t.enabled[s] == 0) continue;
+        for (std::uint32_t h = 0; h < t.routers; ++h) {
+            if (t.enabled[h] == 0) continue;
+            std::uint32_t cur = s;
+            while (cur != h) {
+                const std::uint32_t d = dor_dir(cur, h, cols, y_first);
+                const std::int32_t nxt = t.neighbor[std::size_t{cur} * dirs + d];
+                // Position along the direction of travel (even directions count upwards).
+                const auto along = [&](std::uint32_t q) { return d < 2 ? q % cols : q / cols; };
+                const bool overshoot =
+                    nxt >= 0 && (d % 2 == 0 ? along(static_cast<std::uint32_t>(nxt)) > along(h)
+                                            : along(static_cast<std::uint32_t>(nxt)) < along(h));
+                if (nxt < 0 || overshoot) {
+                    // Once on the destination's row (XY) or column (YX) the walk reaches
+                    // it: only the first dimension can fail.
+                    const std::uint32_t turn =
+                        y_first ? cur % cols + cols * (h / cols) : h % cols + cols * (cur / cols);
+                    throw config_error(
+                        "bypass", "router " + std::to_string(turn) + " disabled",
+                        std::string("disabled routers that no ") + (y_first ? "YX" : "XY") +
+                            " route turns at (route from router " + std::to_string(s) +
+                            " to router " + std::to_string(h) + " turns at router " +
+                            std::to_string(turn) + "); disable whole columns or rows");
+                }
+                cur = static_cast<std::uint32_t>(nxt);
+            }
+        }
+    }
+    return route;
 }
 } // namespace detail
 
 /// Builds the topology; throws config_error naming the offending field.
 inline mesh_topology build_mesh_topology(std::uint32_t cols, std::uint32_t rows,
-                                         const std::vector<bypass_entry>& bypass) {
+                                         const std::vector<bypass_entry>& bypass,
+                                         mesh_routing routing = mesh_routing::xy) {
     mesh_topology t;
     t.cols = cols;
     t.rows = rows;
@@ -234,40 +270,9 @@ inline mesh_topology build_mesh_topology(std::uint32_t cols, std::uint32_t rows,
         }
     }
 
-    // XY routes; every route must turn only at enabled routers.
-    t.route.assign(std::size_t{t.routers} * t.nodes, 0);
-    for (std::uint32_t r = 0; r < t.routers; ++r) {
-        if (t.enabled[r] == 0) continue;
-        for (std::uint32_t n = 0; n < t.nodes; ++n) {
-            const std::uint32_t h = t.host[n];
-            t.route[std::size_t{r} * t.nodes + n] =
-                h == r ? t.local[n] : static_cast<std::uint8_t>(detail::xy_dir(r, h, cols));
-        }
-    }
-    for (std::uint32_t s = 0; s < t.routers; ++s) {
-        if (t.enabled[s] == 0) continue;
-        for (std::uint32_t h = 0; h < t.routers; ++h) {
-            if (t.enabled[h] == 0) continue;
-            std::uint32_t cur = s;
-            while (cur != h) {
-                const std::uint32_t d = detail::xy_dir(cur, h, cols);
-                const std::int32_t nxt = t.neighbor[std::size_t{cur} * detail::dirs + d];
-                const bool overshoot = nxt >= 0 && d < 2 &&
-                                       (d == 0 ? static_cast<std::uint32_t>(nxt) % cols > h % cols
-                                               : static_cast<std::uint32_t>(nxt) % cols < h % cols);
-                if (nxt < 0 || overshoot) {
-                    const std::uint32_t turn = h % cols + cols * (cur / cols);
-                    throw config_error(
-                        "bypass", "router " + std::to_string(turn) + " disabled",
-                        "disabled routers that no XY route turns at (route from router " +
-                            std::to_string(s) + " to router " + std::to_string(h) +
-                            " turns at router " + std::to_string(turn) +
-                            "); disable whole columns or rows");
-                }
-                cur = static_cast<std::uint32_t>(nxt);
-            }
-        }
-    }
+    // Adaptive policies never get here with bypassed routers (mesh_params::validate).
+    t.route = detail::dor_routes(t, routing == mesh_routing::yx);
+    if (routing == mesh_routing::o1turn) t.route_yx = detail::dor_routes(t, true);
     return t;
 }
 
@@ -294,7 +299,24 @@ inline void mesh_params::validate() const {
     check_range("inject_queue_packets", inject_queue_packets, 1u, 1u << 20);
     check_range("eject_queue_packets", eject_queue_packets, 1u, 1u << 20);
     check_range("flit_bits", flit_bits, 1u, 4096u);
-    const auto t = build_mesh_topology(cols, rows, bypass);
+    const auto policy = static_cast<std::size_t>(routing);
+    const auto& policies = enum_names<mesh_routing>::names;
+    check(policy < policies.size(), "routing", policy, "xy, yx, west_first, odd_even or o1turn");
+    if (routing == mesh_routing::o1turn) {
+        // Each traffic class's VCs are halved between XY and YX packets.
+        const std::uint32_t least = split_vcs ? 4u : 2u;
+        check(num_vcs >= least, "num_vcs", num_vcs,
+              "[" + std::to_string(least) + ", 32] with routing = o1turn" +
+                  (split_vcs ? " and split_vcs (two halves per class)" : " (XY and YX halves)"));
+    }
+    // An adaptive route may turn wherever its turn model allows, a disabled router nowhere;
+    // turn rules aware of bypass paths would need their own deadlock argument, so the
+    // adaptive policies come without bypass.
+    check(bypass.empty() || routing == mesh_routing::xy || routing == mesh_routing::yx ||
+              routing == mesh_routing::o1turn,
+          "routing", policies[policy],
+          "xy, yx or o1turn with bypassed routers (west_first and odd_even need none)");
+    const auto t = build_mesh_topology(cols, rows, bypass, routing);
     check(std::uint64_t{t.ports} * num_vcs <= 4096, "num_vcs", num_vcs, "ports x num_vcs <= 4096");
 }
 
