@@ -81,6 +81,21 @@ TEST_CASE("gpu params: zero and negative SM counts name the field and its range"
           }) == "invalid parameter 'sm.warp_slots' = 65 (allowed: [1, 64])");
 }
 
+TEST_CASE("gpu params: one mesh subnet with requests and replies sharing VCs is refused") {
+    // With one subnet and shared VCs, replies queue behind requests that wait for them: a
+    // heavy kernel (the blocked LU update on amoeba_48) only ended at the watchdog.
+    auto p = gpu::amoeba_48::params();
+    CHECK(thrown<config_error>([&] {
+              apply_overrides(p, std::vector<std::string>{"memory.noc.mesh.subnets=1"});
+              gpu::gpu<gpu::amoeba_48> g(p);
+          }) == "invalid parameter 'memory.noc.mesh.split_vcs' = false (allowed: true with one "
+                "subnet (requests and replies sharing VCs can deadlock))");
+    p = gpu::amoeba_48::params();
+    apply_overrides(p, std::vector<std::string>{"memory.noc.mesh.subnets=1",
+                                                "memory.noc.mesh.split_vcs=true"});
+    CHECK_NOTHROW(gpu::gpu<gpu::amoeba_48> g(p));
+}
+
 TEST_CASE("kernels: a warp size other than the preset's is named with the one allowed") {
     const auto prog = isa::assemble(".block 128\nEXIT\n", "k.s");
     gpu::global_memory mem;

@@ -5,7 +5,8 @@
 /// kernel's storage rows, ptx::register_storage: 32-bit rows for registers of up to 32 bits,
 /// 64-bit rows for the others) and local memory per thread, taken from a pool when its block
 /// starts and returned when the warp exits, so memory follows the warps resident at once and
-/// the registers the kernel really keeps live; per block slot: shared memory and the barrier. Instructions execute when the timing model issues them (functional effects then,
+/// the registers the kernel really keeps live; per block slot: shared memory and the barrier.
+/// Instructions execute when the timing model issues them (functional effects then,
 /// lane by lane in lane order; atomics too), and each returns the dynamic_inst the timing
 /// model sees: the lanes that executed (active and guard true) and, for memory instructions,
 /// each lane's address (global: device address; shared: offset in the block's shared memory;
@@ -330,11 +331,11 @@ public:
                         home_[slot] != no_store);
         return row_(slot, r).get(lane);
     }
-    /// Bytes of register storage and local memory held now (for every warp that held some
-    /// at once, as the pool grew to it) and what one warp holds.
+    /// Bytes of register storage and local memory the pool holds (one warp's worth for each
+    /// of the most warps that held storage at once) and what one warp holds.
     [[nodiscard]] std::size_t storage_bytes() const noexcept {
-        return narrow_.capacity() * sizeof(std::uint32_t) +
-               wide_.capacity() * sizeof(std::uint64_t) + local_.capacity();
+        return narrow_.size() * sizeof(std::uint32_t) + wide_.size() * sizeof(std::uint64_t) +
+               local_.size();
     }
     [[nodiscard]] std::size_t warp_storage_bytes() const noexcept {
         return narrow_row_words_ * sizeof(std::uint32_t) + wide_row_words_ * sizeof(std::uint64_t) +
