@@ -158,6 +158,7 @@ struct options {
     std::string bypass;
     std::uint32_t bypass_delay = 0;
     std::string allocator = "islip";
+    std::string routing = "xy";
     bool voq = false;
     std::uint32_t latency = 0; // ideal: cycles; crossbar: switch latency (0 = default)
     std::string hotspots = "0";
@@ -191,6 +192,7 @@ mesh_params make_mesh(const options& o) {
     p.credit_delay = o.credit_delay;
     p.bypass_delay = o.bypass_delay;
     p.inject_queue_packets = 4;
+    warpkit::apply_override(p, "routing=" + o.routing); // names the choices when unknown
     if (!o.bypass.empty())
         for (const auto& e : split(o.bypass, ',')) {
             const auto pair = split(e, ':');
@@ -270,10 +272,10 @@ int sweep_mode(const options& o) {
     if (o.topology == "mesh") {
         const mesh_params p = make_mesh(o);
         std::fprintf(stderr,
-                     "mesh %ux%u, %u subnet(s), %u VCs x %u flits, delays routing %u vc %u sw %u "
-                     "st %u%s, link %u\n",
-                     p.cols, p.rows, p.subnets, p.num_vcs, p.vc_buf_size, p.routing_delay,
-                     p.vc_alloc_delay, p.sw_alloc_delay, p.st_final_delay,
+                     "mesh %ux%u, %s routing, %u subnet(s), %u VCs x %u flits, delays routing "
+                     "%u vc %u sw %u st %u%s, link %u\n",
+                     p.cols, p.rows, o.routing.c_str(), p.subnets, p.num_vcs, p.vc_buf_size,
+                     p.routing_delay, p.vc_alloc_delay, p.sw_alloc_delay, p.st_final_delay,
                      p.speculative ? " (speculative)" : "", p.link_latency);
         if (rr) return sweep(o, t, rates, [&] { return mesh<std::uint64_t, round_robin>(p); });
         return sweep(o, t, rates, [&] { return mesh<std::uint64_t, islip>(p); });
@@ -342,6 +344,8 @@ int main(int argc, char** argv) {
     app.add_option("--bypass-delay", o.bypass_delay, "extra cycles per bypassed router")
         ->capture_default_str();
     app.add_option("--allocator", o.allocator, "islip or round_robin")->capture_default_str();
+    app.add_option("--routing", o.routing, "mesh routing: xy, yx, west_first, odd_even or o1turn")
+        ->capture_default_str();
     app.add_flag("--voq", o.voq, "crossbar inputs as virtual output queues");
     app.add_option("--latency", o.latency, "ideal: delivery cycles; crossbar: switch cycles")
         ->capture_default_str();
