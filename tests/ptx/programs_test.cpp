@@ -98,145 +98,157 @@ TEST_CASE("ptx programs: device-function calls (-O3 and -G)") {
     }
 }
 
-TEST_CASE("ptx programs: integer division, 64-bit arithmetic and bit manipulation") {
-    const auto m = ptx::read_ptx(data_path("intmath.ptx"));
-    const ptx::kernel k(m, "intmath");
-    device dev;
-    const int n = 200;
-    warpkit::rng r(9);
-    std::vector<int> a(n);
-    std::vector<long long> b(n);
-    for (int i = 0; i < n; ++i) {
-        a[static_cast<std::size_t>(i)] =
-            i % 7 == 0 ? static_cast<int>(r()) // any bits, extremes included
-                       : static_cast<int>(r.between(0, 2'000'000)) - 1'000'000;
-        b[static_cast<std::size_t>(i)] = static_cast<long long>(r());
-    }
-    a[3] = INT32_MIN + 1; // INT32_MIN / -1 would trap on a CPU; avoid it as an input pair
-    for (auto& v : a)
-        if (v == INT32_MIN) v = INT32_MIN + 1;
-    const std::uint64_t o32 = dev.alloc(4 * n), o64 = dev.alloc(8 * n), ou = dev.alloc(4 * n);
-    const std::uint64_t pa = dev.put(a), pb = dev.put(b);
-    const ptx::launch l(
-        k, {2, 1, 1}, {128, 1, 1},
-        ptx::param_pack(k).add(o32).add(o64).add(ou).add(pa).add(pb).add(n).bytes());
-    run_both(l, dev);
-    const auto g32 = dev.get<std::int32_t>(o32, n);
-    const auto g64 = dev.get<std::int64_t>(o64, n);
-    const auto gu = dev.get<std::uint32_t>(ou, n);
-    for (int i = 0; i < n; ++i) {
-        CAPTURE(i);
-        const auto ui = static_cast<std::size_t>(i);
-        const int x = a[ui], y = a[static_cast<std::size_t>((i + 1) % n)] | 1;
-        const long long p = b[ui], q = b[static_cast<std::size_t>((i + 3) % n)] | 1;
-        // Wrap-around sums, as the GPU computes them.
-        const std::uint32_t e32 = u32(x / y) + u32(x % y) + u32(std::min(x, y)) -
-                                  u32(std::max(x, 3)) + u32(std::abs(static_cast<long long>(x)));
-        CHECK(static_cast<std::uint32_t>(g32[ui]) == e32);
-        __extension__ using i128 = __int128;
-        const auto hi64 = static_cast<std::uint64_t>((static_cast<i128>(p) * q) >> 64);
-        const std::uint64_t e64 =
-            static_cast<std::uint64_t>(p / q) + static_cast<std::uint64_t>(p % q) +
-            static_cast<std::uint64_t>(p >> 3) + (static_cast<std::uint64_t>(p) << (x & 7)) +
-            static_cast<std::uint64_t>(static_cast<long long>(x) * y) + hi64;
-        CHECK(static_cast<std::uint64_t>(g64[ui]) == e64);
-        const auto u = static_cast<std::uint32_t>(x), uy = static_cast<std::uint32_t>(y);
-        const auto byte = [](std::uint64_t v, unsigned k2) { return (v >> (8 * k2)) & 0xffU; };
-        const std::uint64_t yx = (std::uint64_t{uy} << 32) | u;
-        const auto perm = static_cast<std::uint32_t>(byte(yx, 0) | byte(yx, 1) << 8 |
-                                                     byte(yx, 4) << 16 | byte(yx, 5) << 24);
-        const unsigned sh = static_cast<unsigned>(x) & 31U;
-        const auto funnel = static_cast<std::uint32_t>(((std::uint64_t{uy} << 32 | u) << sh) >> 32);
-        const auto umulhi = static_cast<std::uint32_t>((std::uint64_t{u} * uy) >> 32);
-        const std::uint32_t ffs = u == 0 ? 0U : static_cast<std::uint32_t>(std::countr_zero(u) + 1);
-        const auto sad = static_cast<std::uint32_t>(
-            std::abs(static_cast<long long>(x) - static_cast<long long>(y)) + 2);
-        std::uint32_t rev = 0;
-        for (unsigned bit = 0; bit < 32; ++bit)
-            if ((u >> bit) & 1U) rev |= 1U << (31 - bit);
-        const std::uint32_t eu = u / uy + u % uy + static_cast<std::uint32_t>(std::popcount(u)) +
-                                 static_cast<std::uint32_t>(std::countl_zero(u)) + rev + perm +
-                                 funnel + (u >> 7) + ((u & 0xff00U) >> 8) + umulhi +
-                                 (x > 0 ? u ^ uy : ~u) + ffs + sad;
-        CHECK(gu[ui] == eu);
-    }
-}
-
-TEST_CASE("ptx programs: double precision arithmetic and conversions") {
-    const auto m = ptx::read_ptx(data_path("doubles.ptx"));
-    const ptx::kernel k(m, "doubles");
-    device dev;
-    const int n = 150;
-    warpkit::rng r(2);
-    std::vector<double> a(n);
-    std::vector<float> b(n);
-    for (int i = 0; i < n; ++i) {
-        a[static_cast<std::size_t>(i)] = (r.uniform() - 0.3) * 100.0;
-        b[static_cast<std::size_t>(i)] = static_cast<float>(r.uniform() * 10.0);
-    }
-    const std::uint64_t out = dev.alloc(16 * n), pa = dev.put(a), pb = dev.put(b);
-    const ptx::launch l(k, {2, 1, 1}, {96, 1, 1},
-                        ptx::param_pack(k).add(out).add(pa).add(pb).add(n).bytes());
-    run_both(l, dev);
-    const auto got = dev.get<double>(out, 2 * static_cast<std::size_t>(n));
-    for (int i = 0; i < n; ++i) {
-        CAPTURE(i);
-        const auto ui = static_cast<std::size_t>(i);
-        const double x = a[ui], y = static_cast<double>(b[ui]);
-        double rr = x / (y + 1.0);
-        rr = std::fma(rr, x, -y);
-        rr += std::sqrt(std::fabs(x));
-        rr = std::fmin(rr, 1.0e30) + std::fmax(x, -2.5);
-        const auto kk = static_cast<long long>(rr);
-        CHECK(got[ui] == 1.0 / x + (rr + static_cast<double>(kk % 7)));
-        CHECK(got[static_cast<std::size_t>(n) + ui] ==
-              static_cast<double>(static_cast<float>(rr) * 0.5f));
+TEST_CASE("ptx programs: integer division, 64-bit arithmetic and bit manipulation (-O3, -G)") {
+    for (const std::string file : {"intmath.ptx", "intmath_debug.ptx"}) {
+        CAPTURE(file);
+        const auto m = ptx::read_ptx(data_path(file));
+        const ptx::kernel k(m, "intmath");
+        device dev;
+        const int n = 200;
+        warpkit::rng r(9);
+        std::vector<int> a(n);
+        std::vector<long long> b(n);
+        for (int i = 0; i < n; ++i) {
+            a[static_cast<std::size_t>(i)] =
+                i % 7 == 0 ? static_cast<int>(r()) // any bits, extremes included
+                           : static_cast<int>(r.between(0, 2'000'000)) - 1'000'000;
+            b[static_cast<std::size_t>(i)] = static_cast<long long>(r());
+        }
+        a[3] = INT32_MIN + 1; // INT32_MIN / -1 would trap on a CPU; avoid it as an input pair
+        for (auto& v : a)
+            if (v == INT32_MIN) v = INT32_MIN + 1;
+        const std::uint64_t o32 = dev.alloc(4 * n), o64 = dev.alloc(8 * n), ou = dev.alloc(4 * n);
+        const std::uint64_t pa = dev.put(a), pb = dev.put(b);
+        const ptx::launch l(
+            k, {2, 1, 1}, {128, 1, 1},
+            ptx::param_pack(k).add(o32).add(o64).add(ou).add(pa).add(pb).add(n).bytes());
+        run_both(l, dev);
+        const auto g32 = dev.get<std::int32_t>(o32, n);
+        const auto g64 = dev.get<std::int64_t>(o64, n);
+        const auto gu = dev.get<std::uint32_t>(ou, n);
+        for (int i = 0; i < n; ++i) {
+            CAPTURE(i);
+            const auto ui = static_cast<std::size_t>(i);
+            const int x = a[ui], y = a[static_cast<std::size_t>((i + 1) % n)] | 1;
+            const long long p = b[ui], q = b[static_cast<std::size_t>((i + 3) % n)] | 1;
+            // Wrap-around sums, as the GPU computes them.
+            const std::uint32_t e32 = u32(x / y) + u32(x % y) + u32(std::min(x, y)) -
+                                      u32(std::max(x, 3)) +
+                                      u32(std::abs(static_cast<long long>(x)));
+            CHECK(static_cast<std::uint32_t>(g32[ui]) == e32);
+            __extension__ using i128 = __int128;
+            const auto hi64 = static_cast<std::uint64_t>((static_cast<i128>(p) * q) >> 64);
+            const std::uint64_t e64 =
+                static_cast<std::uint64_t>(p / q) + static_cast<std::uint64_t>(p % q) +
+                static_cast<std::uint64_t>(p >> 3) + (static_cast<std::uint64_t>(p) << (x & 7)) +
+                static_cast<std::uint64_t>(static_cast<long long>(x) * y) + hi64;
+            CHECK(static_cast<std::uint64_t>(g64[ui]) == e64);
+            const auto u = static_cast<std::uint32_t>(x), uy = static_cast<std::uint32_t>(y);
+            const auto byte = [](std::uint64_t v, unsigned k2) { return (v >> (8 * k2)) & 0xffU; };
+            const std::uint64_t yx = (std::uint64_t{uy} << 32) | u;
+            const auto perm = static_cast<std::uint32_t>(byte(yx, 0) | byte(yx, 1) << 8 |
+                                                         byte(yx, 4) << 16 | byte(yx, 5) << 24);
+            const unsigned sh = static_cast<unsigned>(x) & 31U;
+            const auto funnel =
+                static_cast<std::uint32_t>(((std::uint64_t{uy} << 32 | u) << sh) >> 32);
+            const auto umulhi = static_cast<std::uint32_t>((std::uint64_t{u} * uy) >> 32);
+            const std::uint32_t ffs =
+                u == 0 ? 0U : static_cast<std::uint32_t>(std::countr_zero(u) + 1);
+            const auto sad = static_cast<std::uint32_t>(
+                std::abs(static_cast<long long>(x) - static_cast<long long>(y)) + 2);
+            std::uint32_t rev = 0;
+            for (unsigned bit = 0; bit < 32; ++bit)
+                if ((u >> bit) & 1U) rev |= 1U << (31 - bit);
+            const std::uint32_t eu =
+                u / uy + u % uy + static_cast<std::uint32_t>(std::popcount(u)) +
+                static_cast<std::uint32_t>(std::countl_zero(u)) + rev + perm + funnel + (u >> 7) +
+                ((u & 0xff00U) >> 8) + umulhi + (x > 0 ? u ^ uy : ~u) + ffs + sad;
+            CHECK(gu[ui] == eu);
+        }
     }
 }
 
-TEST_CASE("ptx programs: every kind of atomic on global and shared memory") {
-    const auto m = ptx::read_ptx(data_path("atomics.ptx"));
-    const ptx::kernel k(m, "atomics");
-    REQUIRE(k.globals().size() == 1); // global_counter
-    device dev;
-    ptx::load_globals(k, dev.mem);
-    const int n = 500; // 4 blocks of 128: the last one partly idle
-    std::vector<int> gi = {0, 0, 1000, -5, 0};
-    std::vector<std::uint32_t> gu = {0, 0, 0, 0xffffffffU, 0, 0, 0, 0};
-    std::vector<float> gf = {0, 0};
-    std::vector<double> gd = {0};
-    std::vector<std::uint64_t> gl = {0, ~std::uint64_t{0}, 0};
-    const std::uint64_t pgi = dev.put(gi), pgu = dev.put(gu), pgf = dev.put(gf), pgd = dev.put(gd),
-                        pgl = dev.put(gl);
-    const ptx::launch l(
-        k, {4, 1, 1}, {128, 1, 1},
-        ptx::param_pack(k).add(pgi).add(pgu).add(pgf).add(pgd).add(pgl).add(n).bytes());
-    run_both(l, dev, false); // exch, CAS and the xor of exch results depend on the order
-    const auto ri = dev.get<int>(pgi, 5);
-    const auto ru = dev.get<std::uint32_t>(pgu, 8);
-    const auto rf = dev.get<float>(pgf, 2);
-    const auto rd = dev.get<double>(pgd, 1);
-    const auto rl = dev.get<std::uint64_t>(pgl, 3);
-    CHECK(ri[0] == n * (n - 1) / 2);
-    CHECK(ri[1] == -2 * n);
-    CHECK(ri[2] == -n / 2);
-    CHECK(ri[3] == n - 1);
-    CHECK(ru[0] == n % 101);               // atomicInc wraps after 100
-    CHECK(ru[1] == (101 - n % 101) % 101); // atomicDec from 0 goes to 100
-    CHECK(ru[2] < static_cast<std::uint32_t>(n));
-    CHECK(ru[3] == 0); // every bit cleared by some i & 31
-    CHECK(ru[4] == 0xffffffffU);
-    CHECK(rf[0] == 0.5f * n);
-    CHECK(rf[1] == static_cast<float>(n));
-    CHECK(rd[0] == 0.25 * n);
-    CHECK(rl[0] == static_cast<std::uint64_t>(n));
-    CHECK(rl[1] == 0);
-    // gu[6] / gu[7]: the shared counts of even / odd slots, summed over blocks (every
-    // thread of a block counts once in its block's slot i & 63).
-    CHECK(ru[6] + ru[7] == static_cast<std::uint32_t>(n));
-    CHECK(ru[6] == static_cast<std::uint32_t>((n + 1) / 2));
-    const auto counter = dev.get<int>(k.globals()[0].address, 1);
-    CHECK(counter[0] == n);
+TEST_CASE("ptx programs: double precision arithmetic and conversions (-O3, -G)") {
+    for (const std::string file : {"doubles.ptx", "doubles_debug.ptx"}) {
+        CAPTURE(file);
+        const auto m = ptx::read_ptx(data_path(file));
+        const ptx::kernel k(m, "doubles");
+        device dev;
+        const int n = 150;
+        warpkit::rng r(2);
+        std::vector<double> a(n);
+        std::vector<float> b(n);
+        for (int i = 0; i < n; ++i) {
+            a[static_cast<std::size_t>(i)] = (r.uniform() - 0.3) * 100.0;
+            b[static_cast<std::size_t>(i)] = static_cast<float>(r.uniform() * 10.0);
+        }
+        const std::uint64_t out = dev.alloc(16 * n), pa = dev.put(a), pb = dev.put(b);
+        const ptx::launch l(k, {2, 1, 1}, {96, 1, 1},
+                            ptx::param_pack(k).add(out).add(pa).add(pb).add(n).bytes());
+        run_both(l, dev);
+        const auto got = dev.get<double>(out, 2 * static_cast<std::size_t>(n));
+        for (int i = 0; i < n; ++i) {
+            CAPTURE(i);
+            const auto ui = static_cast<std::size_t>(i);
+            const double x = a[ui], y = static_cast<double>(b[ui]);
+            double rr = x / (y + 1.0);
+            rr = std::fma(rr, x, -y);
+            rr += std::sqrt(std::fabs(x));
+            rr = std::fmin(rr, 1.0e30) + std::fmax(x, -2.5);
+            const auto kk = static_cast<long long>(rr);
+            CHECK(got[ui] == 1.0 / x + (rr + static_cast<double>(kk % 7)));
+            CHECK(got[static_cast<std::size_t>(n) + ui] ==
+                  static_cast<double>(static_cast<float>(rr) * 0.5f));
+        }
+    }
+}
+
+TEST_CASE("ptx programs: every kind of atomic on global and shared memory (-O3, -G)") {
+    for (const std::string file : {"atomics.ptx", "atomics_debug.ptx"}) {
+        CAPTURE(file);
+        const auto m = ptx::read_ptx(data_path(file));
+        const ptx::kernel k(m, "atomics");
+        REQUIRE(k.globals().size() == 1); // global_counter
+        device dev;
+        ptx::load_globals(k, dev.mem);
+        const int n = 500; // 4 blocks of 128: the last one partly idle
+        std::vector<int> gi = {0, 0, 1000, -5, 0};
+        std::vector<std::uint32_t> gu = {0, 0, 0, 0xffffffffU, 0, 0, 0, 0};
+        std::vector<float> gf = {0, 0};
+        std::vector<double> gd = {0};
+        std::vector<std::uint64_t> gl = {0, ~std::uint64_t{0}, 0};
+        const std::uint64_t pgi = dev.put(gi), pgu = dev.put(gu), pgf = dev.put(gf),
+                            pgd = dev.put(gd), pgl = dev.put(gl);
+        const ptx::launch l(
+            k, {4, 1, 1}, {128, 1, 1},
+            ptx::param_pack(k).add(pgi).add(pgu).add(pgf).add(pgd).add(pgl).add(n).bytes());
+        run_both(l, dev, false); // exch, CAS and the xor of exch results depend on the order
+        const auto ri = dev.get<int>(pgi, 5);
+        const auto ru = dev.get<std::uint32_t>(pgu, 8);
+        const auto rf = dev.get<float>(pgf, 2);
+        const auto rd = dev.get<double>(pgd, 1);
+        const auto rl = dev.get<std::uint64_t>(pgl, 3);
+        CHECK(ri[0] == n * (n - 1) / 2);
+        CHECK(ri[1] == -2 * n);
+        CHECK(ri[2] == -n / 2);
+        CHECK(ri[3] == n - 1);
+        CHECK(ru[0] == n % 101);               // atomicInc wraps after 100
+        CHECK(ru[1] == (101 - n % 101) % 101); // atomicDec from 0 goes to 100
+        CHECK(ru[2] < static_cast<std::uint32_t>(n));
+        CHECK(ru[3] == 0); // every bit cleared by some i & 31
+        CHECK(ru[4] == 0xffffffffU);
+        CHECK(rf[0] == 0.5f * n);
+        CHECK(rf[1] == static_cast<float>(n));
+        CHECK(rd[0] == 0.25 * n);
+        CHECK(rl[0] == static_cast<std::uint64_t>(n));
+        CHECK(rl[1] == 0);
+        // gu[6] / gu[7]: the shared counts of even / odd slots, summed over blocks (every
+        // thread of a block counts once in its block's slot i & 63).
+        CHECK(ru[6] + ru[7] == static_cast<std::uint32_t>(n));
+        CHECK(ru[6] == static_cast<std::uint32_t>((n + 1) / 2));
+        const auto counter = dev.get<int>(k.globals()[0].address, 1);
+        CHECK(counter[0] == n);
+    }
 }
 
 TEST_CASE("ptx programs: -G builds of the examples give the -O3 results") {
