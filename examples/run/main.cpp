@@ -66,8 +66,7 @@ void check_ptx(const std::string& ptx_file, const std::string& entry,
                     k.static_shared_bytes(), k.local_bytes());
     }
     if (!entry.empty() && n == 0) (void)wk::ptx::kernel(m, entry, opt); // names the entries
-    std::printf("%s: parsed; %zu %s prepared\n", ptx_file.c_str(), n,
-                n == 1 ? "entry" : "entries");
+    std::printf("%s: parsed; %zu %s prepared\n", ptx_file.c_str(), n, n == 1 ? "entry" : "entries");
 }
 
 // Runs a PTX entry as its launch file describes; prints a summary, optionally writes JSON.
@@ -153,8 +152,8 @@ int main(int argc, char** argv) {
     bool no_bounds_check = false;
     wk::ptx::kernel_options opt;
     app.add_flag("--list-entries", list, "list the PTX file's entries and exit")->needs(ptx);
-    app.add_flag("--check", check, "parse the PTX file and prepare its entries (or --entry), run "
-                                   "nothing")
+    app.add_flag("--check", check,
+                 "parse the PTX file and prepare its entries (or --entry), run nothing")
         ->needs(ptx);
     app.add_option("--registers-per-thread", opt.regs_per_thread,
                    "registers per thread for occupancy (as nvcc -maxrregcount; default: "

@@ -92,8 +92,8 @@ void run_entry(const ptx::module& m, const ptx::function& f, std::uint32_t threa
             gpu::gpu<gpu::amoeba_48> g(p);
             rs = g.run(*l, mem, [&](const auto& sm) {
                 const auto& src = sm.source();
-                storage_ok = storage_ok && src.storage_bytes() <=
-                                               p.sm.contexts() * src.warp_storage_bytes();
+                storage_ok =
+                    storage_ok && src.storage_bytes() <= p.sm.contexts() * src.warp_storage_bytes();
             });
         } catch (const sim_error& e) {
             credits_ok = std::string_view(e.what()).find("credit law") == std::string_view::npos;

@@ -91,8 +91,8 @@ TEST_CASE("gpu params: one mesh subnet with requests and replies sharing VCs is 
           }) == "invalid parameter 'memory.noc.mesh.split_vcs' = false (allowed: true with one "
                 "subnet (requests and replies sharing VCs can deadlock))");
     p = gpu::amoeba_48::params();
-    apply_overrides(p, std::vector<std::string>{"memory.noc.mesh.subnets=1",
-                                                "memory.noc.mesh.split_vcs=true"});
+    apply_overrides(
+        p, std::vector<std::string>{"memory.noc.mesh.subnets=1", "memory.noc.mesh.split_vcs=true"});
     CHECK_NOTHROW(gpu::gpu<gpu::amoeba_48> g(p));
 }
 

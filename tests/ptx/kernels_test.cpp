@@ -166,13 +166,13 @@ void check_against_reference(const std::string& name, const example& e,
         CHECK(e.read<int>(mem, "levels") == ref.levels);
         CHECK(e.read<int>(mem, "changed")[0] == (ref.changed ? 1 : 0));
     } else if (name == "sgemm_naive") {
-        CHECK(e.read<float>(mem, "C") ==
-              test_ref::sgemm_naive(e.read<float>(in, "A"), e.read<float>(in, "B"), e.scalar(3),
-                                    !e.debug()));
+        CHECK(e.read<float>(mem, "C") == test_ref::sgemm_naive(e.read<float>(in, "A"),
+                                                               e.read<float>(in, "B"), e.scalar(3),
+                                                               !e.debug()));
     } else if (name == "sgemm_tiled") {
-        CHECK(e.read<float>(mem, "C") ==
-              test_ref::sgemm_tiled(e.read<float>(in, "A"), e.read<float>(in, "B"), e.scalar(3),
-                                    !e.debug()));
+        CHECK(e.read<float>(mem, "C") == test_ref::sgemm_tiled(e.read<float>(in, "A"),
+                                                               e.read<float>(in, "B"), e.scalar(3),
+                                                               !e.debug()));
     } else if (name == "scan") {
         CHECK(e.read<int>(mem, "out") == test_ref::scan(e.read<int>(in, "in"), e.scalar(2)));
     } else if (name == "sfu") {

@@ -118,9 +118,8 @@ struct bfs_run {
 /// sgemm_naive: C = A * B (row-major n x n); element (row, col) accumulates
 /// fma(A[row][k], B[k][col], acc) for k = 0 .. n-1 from acc = 0, as the kernel's fma.rn.f32
 /// (`fused` false: a rounded multiply, then a rounded add, as nvcc -G compiles it).
-[[nodiscard]] inline std::vector<float> sgemm_naive(std::span<const float> A,
-                                                    std::span<const float> B, int n,
-                                                    bool fused = true) {
+[[nodiscard]] inline std::vector<float>
+sgemm_naive(std::span<const float> A, std::span<const float> B, int n, bool fused = true) {
     const auto m = static_cast<std::size_t>(n);
     std::vector<float> C(m * m);
     for (std::size_t row = 0; row < m; ++row)
@@ -136,9 +135,8 @@ struct bfs_run {
 /// sgemm_tiled: as sgemm_naive, but k runs over whole 16-wide tiles: past n the tile holds
 /// zeros, whose fma(0, 0, acc) steps the kernel also performs (they can only turn a -0 sum
 /// into +0).
-[[nodiscard]] inline std::vector<float> sgemm_tiled(std::span<const float> A,
-                                                    std::span<const float> B, int n,
-                                                    bool fused = true) {
+[[nodiscard]] inline std::vector<float>
+sgemm_tiled(std::span<const float> A, std::span<const float> B, int n, bool fused = true) {
     constexpr std::size_t tile = 16;
     const auto m = static_cast<std::size_t>(n);
     const std::size_t padded = (m + tile - 1) / tile * tile;

@@ -153,9 +153,8 @@ public:
         allocs_.erase(address);
         const auto next = allocs_.lower_bound(address);
         WARPKIT_EXPECTS(next == allocs_.end() || next->first - address >= bytes);
-        WARPKIT_EXPECTS(next == allocs_.begin() || std::prev(next)->second.address +
-                                                           std::prev(next)->second.bytes <=
-                                                       address);
+        WARPKIT_EXPECTS(next == allocs_.begin() ||
+                        std::prev(next)->second.address + std::prev(next)->second.bytes <= address);
         allocs_.emplace(address, allocation{address, bytes, std::move(name)});
     }
     /// Forgets the allocation at `address` (if any).

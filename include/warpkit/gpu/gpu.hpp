@@ -158,19 +158,19 @@ public:
                                std::to_string(fp.registers / k.regs_per_thread()) + " threads";
             if constexpr (requires { k.prepared().max_live_registers(); })
                 if (k.prepared().options().regs_per_thread == 0)
-                    from += "; the per-thread count is warpkit's estimate from the PTX's liveness "
-                            "(" + std::to_string(k.prepared().max_live_registers()) +
+                    from += "; the per-thread count is warpkit's estimate from the PTX's " +
+                            std::string("liveness (") +
+                            std::to_string(k.prepared().max_live_registers()) +
                             " 32-bit registers live at once + " +
                             std::to_string(k.prepared().options().register_reserve) +
                             " reserved), not ptxas's";
-            throw config_error("block.registers", std::to_string(fp.registers),
-                               "<= " + std::to_string(lim.registers) +
-                                   ", one SM's register file (" + from +
-                                   "): raise it with --set registers=N, N >= " +
-                                   std::to_string(fp.registers) +
-                                   ", or give fewer registers per thread "
-                                   "(warpkit-run --registers-per-thread N; "
-                                   "ptx::kernel_options::regs_per_thread)");
+            throw config_error(
+                "block.registers", std::to_string(fp.registers),
+                "<= " + std::to_string(lim.registers) + ", one SM's register file (" + from +
+                    "): raise it with --set registers=N, N >= " + std::to_string(fp.registers) +
+                    ", or give fewer registers per thread "
+                    "(warpkit-run --registers-per-thread N; "
+                    "ptx::kernel_options::regs_per_thread)");
         }
         disp.launch(k.blocks(), fp);
 

@@ -127,9 +127,8 @@ struct network_params {
         check(mesh.flit_bits % 8 == 0, "mesh.flit_bits", mesh.flit_bits, "a multiple of 8");
         // Replies wait behind requests that wait for replies when both share VCs: a protocol
         // deadlock the watchdog would only report much later.
-        check(model != network_model::mesh || mesh.subnets != 1 || mesh.split_vcs,
-              "mesh.split_vcs", "false",
-              "true with one subnet (requests and replies sharing VCs can deadlock)");
+        check(model != network_model::mesh || mesh.subnets != 1 || mesh.split_vcs, "mesh.split_vcs",
+              "false", "true with one subnet (requests and replies sharing VCs can deadlock)");
     }
     /// Bytes per flit of the chosen network.
     [[nodiscard]] std::uint32_t flit_bytes() const noexcept {

@@ -84,8 +84,8 @@ public:
         : l_(&l), k_(&l.prepared()), mem_(&mem), nregs_(k_->registers().size()),
           local_bytes_(k_->local_bytes()), shared_bytes_(std::max(shared_bytes, l.shared_bytes())),
           narrow_row_words_(std::size_t{k_->storage_rows(false)} * WarpSize),
-          wide_row_words_(std::size_t{k_->storage_rows(true)} * WarpSize),
-          warps_(warp_slots), blocks_(block_slots), home_(warp_slots, no_store) {
+          wide_row_words_(std::size_t{k_->storage_rows(true)} * WarpSize), warps_(warp_slots),
+          blocks_(block_slots), home_(warp_slots, no_store) {
         if (l.warp_size() != WarpSize)
             throw config_error("warp_size", std::to_string(l.warp_size()),
                                std::to_string(WarpSize));
@@ -374,15 +374,7 @@ private:
                         std::to_string(blocks_[warps_[cur_slot_].block].linear) + ", warp " +
                         std::to_string(warps_[cur_slot_].warp_in_block) + ")");
     }
-    [[nodiscard]] static std::string hex_(std::uint64_t v) {
-        static constexpr char digits[] = "0123456789abcdef";
-        std::string s;
-        do {
-            s.insert(s.begin(), digits[v & 15]);
-            v >>= 4;
-        } while (v != 0);
-        return "0x" + s;
-    }
+    [[nodiscard]] static std::string hex_(std::uint64_t v) { return global_memory::hex(v); }
 
     // A register's lanes in a warp's storage: a row of 32-bit or of 64-bit values.
     struct reg_row {
@@ -1122,7 +1114,7 @@ private:
     std::vector<std::uint32_t> home_;   // per warp slot: its store, or no_store
     std::vector<std::uint32_t> free_;   // stores no warp holds
     std::size_t stores_ = 0;
-    std::vector<reg_place> where_;      // per virtual register
+    std::vector<reg_place> where_; // per virtual register
     std::vector<unsigned> reg_bits_;
     ptx_source_stats st_;
     exec_site site_{};
