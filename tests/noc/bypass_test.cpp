@@ -13,26 +13,6 @@
 
 using namespace warpkit::noc;
 
-namespace {
-
-packet<> one(mesh<>& m, node_id src, node_id dst) {
-    for (int i = 0; i < 64; ++i)
-        m.tick();
-    REQUIRE(m.idle());
-    packet<> pk;
-    pk.src = src;
-    pk.dst = dst;
-    m.inject(pk);
-    for (int i = 0; i < 1000; ++i) {
-        m.tick();
-        if (m.can_eject(dst)) return m.eject(dst);
-    }
-    FAIL("packet never arrived");
-    return {};
-}
-
-} // namespace
-
 TEST_CASE("bypass: a 3-node line with the middle router off") {
     mesh_params p = booksim_mesh(3);
     p.rows = 1;
@@ -49,16 +29,16 @@ TEST_CASE("bypass: a 3-node line with the middle router off") {
     CHECK(m.route(2, 1) == 1); // west
 
     // 0 -> 2: routers 0 and 2, one channel two links long: 7 + 5 + 1.
-    auto a = one(m, 0, 2);
+    auto a = noc_test::one(m, 0, 2);
     CHECK(a.latency() == 13);
     CHECK(a.hops == 2);
     // The attached node injects and ejects at router 0 like its own node.
-    CHECK(one(m, 1, 2).latency() == 13);
-    CHECK(one(m, 2, 1).latency() == 13);
-    auto b = one(m, 1, 0);
+    CHECK(noc_test::one(m, 1, 2).latency() == 13);
+    CHECK(noc_test::one(m, 2, 1).latency() == 13);
+    auto b = noc_test::one(m, 1, 0);
     CHECK(b.latency() == 7);
     CHECK(b.hops == 1);
-    CHECK(one(m, 1, 1).latency() == 7);
+    CHECK(noc_test::one(m, 1, 1).latency() == 7);
     const auto s = m.stats();
     CHECK(s.routers[1].switch_traversals == 0); // the disabled router never switches
     CHECK(s.bypass_traversals == 3);            // the three packets that crossed it
@@ -70,9 +50,9 @@ TEST_CASE("bypass: extra delay on the bypass path") {
     p.bypass = {{1, 2}}; // node 1 served by router 2 this time
     p.bypass_delay = 3;
     mesh<> m(p);
-    CHECK(one(m, 0, 2).latency() == 16);
-    CHECK(one(m, 0, 1).latency() == 16);
-    CHECK(one(m, 1, 2).latency() == 7);
+    CHECK(noc_test::one(m, 0, 2).latency() == 16);
+    CHECK(noc_test::one(m, 0, 1).latency() == 16);
+    CHECK(noc_test::one(m, 1, 2).latency() == 7);
 }
 
 TEST_CASE("bypass: fused columns on a 4x2 mesh") {
@@ -84,14 +64,14 @@ TEST_CASE("bypass: fused columns on a 4x2 mesh") {
     CHECK(m.topology().host[1] == 0);
     // Node 5 (router 4 at (0,1)) -> node 3 ((3,0)): east 4 -> 6 (two links) -> 7, then
     // south 7 -> 3: three channels, one of them two links long, four routers.
-    const auto pk = one(m, 5, 3);
+    const auto pk = noc_test::one(m, 5, 3);
     CHECK(pk.latency() == 7 + 15 + 1);
     CHECK(pk.hops == 4);
     // Node 4 takes the same path; without the bypass it crosses four links and five routers.
-    CHECK(one(m, 4, 3).latency() == 23);
+    CHECK(noc_test::one(m, 4, 3).latency() == 23);
     mesh<> plain(base);
-    CHECK(one(plain, 4, 3).latency() == 7 + 20);
-    CHECK(one(plain, 5, 3).latency() == 7 + 15);
+    CHECK(noc_test::one(plain, 4, 3).latency() == 7 + 20);
+    CHECK(noc_test::one(plain, 5, 3).latency() == 7 + 15);
     // Everything still arrives under load.
     mesh<> loaded(bypass_columns(base, {1}));
     noc_test::driver d(loaded.nodes());

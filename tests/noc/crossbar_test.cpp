@@ -15,24 +15,6 @@ using namespace warpkit::noc;
 
 namespace {
 
-template <class X>
-packet<> one(X& x, node_id src, node_id dst, std::uint32_t flits) {
-    for (int i = 0; i < 32; ++i)
-        x.tick();
-    REQUIRE(x.idle());
-    packet<> pk;
-    pk.src = src;
-    pk.dst = dst;
-    pk.flits = flits;
-    x.inject(pk);
-    for (int i = 0; i < 1000; ++i) {
-        x.tick();
-        if (x.can_eject(dst)) return x.eject(dst);
-    }
-    FAIL("packet never arrived");
-    return {};
-}
-
 /// Saturation throughput (flits per node per cycle) with every input always backlogged.
 template <class X>
 double saturation(X& x, std::uint64_t cycles) {
@@ -63,16 +45,16 @@ double saturation(X& x, std::uint64_t cycles) {
 TEST_CASE("crossbar zero-load latency: 1 + latency + body flits") {
     crossbar<> x; // GTX480-like: latency 5
     CHECK(x.nodes() == 27);
-    CHECK(one(x, 0, 26, 1).latency() == 6);
-    CHECK(one(x, 3, 3, 1).latency() == 6);
-    CHECK(one(x, 0, 26, 4).latency() == 9);
-    CHECK(one(x, 0, 26, 1).hops == 1);
+    CHECK(noc_test::one(x, 0, 26, 1).latency() == 6);
+    CHECK(noc_test::one(x, 3, 3, 1).latency() == 6);
+    CHECK(noc_test::one(x, 0, 26, 4).latency() == 9);
+    CHECK(noc_test::one(x, 0, 26, 1).hops == 1);
     crossbar_params p;
     p.latency = 1;
     p.voq = true;
     crossbar<> y(p);
-    CHECK(one(y, 5, 9, 1).latency() == 2);
-    CHECK(one(y, 5, 9, 3).latency() == 4);
+    CHECK(noc_test::one(y, 5, 9, 1).latency() == 2);
+    CHECK(noc_test::one(y, 5, 9, 3).latency() == 4);
 }
 
 TEST_CASE("crossbar with FIFO inputs saturates near 2 - sqrt(2) (head-of-line blocking)") {

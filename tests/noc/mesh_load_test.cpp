@@ -186,26 +186,7 @@ TEST_CASE("XY routing does not deadlock under saturation") {
         mesh<> m(p);
         noc_test::driver d(m.nodes());
         warpkit::rng r(11);
-        std::uint64_t stalled_windows = 0;
-        std::uint64_t before = 0;
-        for (int w = 0; w < 40; ++w) {
-            for (int i = 0; i < 500; ++i)
-                d.cycle(m, r, 0.5, 5, two_subnets);
-            if (d.ejected_packets == before) ++stalled_windows;
-            before = d.ejected_packets;
-        }
-        CHECK(stalled_windows == 0);
-        // Saturated: far more offered than delivered.
-        std::size_t waiting = 0;
-        for (const auto& q : d.queues)
-            waiting += q.size();
-        CHECK(waiting > 1000);
-        for (auto& q : d.queues) // stop offering
-            q.clear();
-        for (int i = 0; i < 200000 && !d.pending.empty(); ++i)
-            d.cycle(m, r, 0.0, 5, two_subnets);
-        CHECK(d.pending.empty());
-        CHECK(d.problems == 0);
+        CHECK(noc_test::saturate_and_drain(m, d, r, 40, two_subnets) == 0);
         CHECK(m.idle());
         CHECK(m.stats().order_errors == 0);
     }

@@ -168,24 +168,6 @@ std::vector<config> configs() {
     return c;
 }
 
-/// Sends one packet into an empty mesh and returns it once ejected.
-packet<> one(mesh<>& m, node_id src, node_id dst, std::uint32_t flits) {
-    for (int i = 0; i < 64; ++i)
-        m.tick();
-    REQUIRE(m.idle());
-    packet<> pk;
-    pk.src = src;
-    pk.dst = dst;
-    pk.flits = flits;
-    m.inject(pk);
-    for (int i = 0; i < 1000; ++i) {
-        m.tick();
-        if (m.can_eject(dst)) return m.eject(dst);
-    }
-    FAIL("packet never arrived");
-    return {};
-}
-
 /// The routers a packet crosses from router `s` to router `d` following `table`.
 std::vector<std::uint32_t> walk(const mesh_topology& t, const std::vector<std::uint8_t>& table,
                                 std::uint32_t s, std::uint32_t d) {
@@ -252,25 +234,7 @@ TEST_CASE("no routing policy deadlocks under saturation") {
             probe<mesh<>> net(m);
             noc_test::driver d(m.nodes());
             warpkit::rng rng(11);
-            std::uint64_t stalled_windows = 0;
-            std::uint64_t before = 0;
-            for (int w = 0; w < 12; ++w) {
-                for (int i = 0; i < 500; ++i)
-                    d.cycle(net, rng, 0.5, 5, two_subnets);
-                if (d.ejected_packets == before) ++stalled_windows;
-                before = d.ejected_packets;
-            }
-            CHECK(stalled_windows == 0);
-            std::size_t waiting = 0;
-            for (const auto& q : d.queues)
-                waiting += q.size();
-            CHECK(waiting > 1000); // saturated
-            for (auto& q : d.queues)
-                q.clear();
-            for (int i = 0; i < 200000 && !d.pending.empty(); ++i)
-                d.cycle(net, rng, 0.0, 5, two_subnets);
-            CHECK(d.pending.empty());
-            CHECK(d.problems == 0);
+            CHECK(noc_test::saturate_and_drain(net, d, rng, 12, two_subnets) == 0);
             CHECK(m.idle());
             CHECK(m.stats().order_errors == 0);
             CHECK(net.credit_bad == 0);
@@ -438,7 +402,7 @@ TEST_CASE("zero-load latency is the same under every policy: 7 + 5 L + (F - 1)")
             CAPTURE(t.src);
             CAPTURE(t.dst);
             const std::uint32_t links = distance(4, t.src, t.dst);
-            const auto pk = one(m, t.src, t.dst, t.flits);
+            const auto pk = noc_test::one(m, t.src, t.dst, t.flits);
             CHECK(pk.latency() == 7 + 5 * links + (t.flits - 1));
             CHECK(pk.hops == links + 1);
         }
