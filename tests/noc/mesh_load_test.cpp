@@ -83,13 +83,7 @@ bool all_home(const M& m) {
     return true;
 }
 
-struct config {
-    std::string name;
-    mesh_params p;
-    double p_packet;
-    std::uint32_t max_flits;
-    bool both_classes;
-};
+using config = noc_test::load_config<mesh_params>;
 
 std::vector<config> configs() {
     std::vector<config> c;

@@ -151,6 +151,17 @@ struct driver {
     }
 };
 
+/// A named network configuration under random load: packets per node and cycle, the
+/// largest packet, and whether both traffic classes are offered.
+template <class Params>
+struct load_config {
+    std::string name;
+    Params p;
+    double p_packet;
+    std::uint32_t max_flits;
+    bool both_classes;
+};
+
 /// Sends one packet of `flits` flits of class `c` from `src` to `dst` into a network left to
 /// settle first (the credits of earlier packets home) and returns it once ejected.
 template <class Net>

@@ -136,13 +136,7 @@ struct probe {
     [[nodiscard]] network_stats stats() const { return m.stats(); }
 };
 
-struct config {
-    std::string name;
-    mesh_params p;
-    double p_packet;
-    std::uint32_t max_flits;
-    bool both_classes;
-};
+using config = noc_test::load_config<mesh_params>;
 
 std::vector<config> configs() {
     std::vector<config> c;
