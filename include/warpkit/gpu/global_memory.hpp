@@ -5,9 +5,12 @@
 
 #include <warpkit/core/error.hpp>
 
+#include <algorithm>
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <iterator>
 #include <map>
 #include <memory>
@@ -130,13 +133,44 @@ public:
     }
     /// Writes `bytes` consecutively from `addr` (any alignment).
     void write_bytes(std::uint64_t addr, std::span<const std::uint8_t> bytes) {
-        for (std::size_t i = 0; i < bytes.size(); ++i)
-            store_value(addr + i, 1, bytes[i]);
+        if constexpr (std::endian::native == std::endian::little) {
+            // Page by page: a word's little-endian bytes are its bytes in host memory.
+            std::size_t done = 0;
+            while (done < bytes.size()) {
+                const std::uint64_t a = addr + done;
+                const std::size_t n = static_cast<std::size_t>(
+                    std::min<std::uint64_t>(bytes.size() - done, page_bytes - a % page_bytes));
+                std::memcpy(reinterpret_cast<std::uint8_t*>(page_(a / page_bytes).data()) +
+                                a % page_bytes,
+                            bytes.data() + done, n);
+                done += n;
+            }
+        } else {
+            for (std::size_t i = 0; i < bytes.size(); ++i)
+                store_value(addr + i, 1, bytes[i]);
+        }
     }
     /// Fills `out` with the bytes from `addr` on (any alignment).
     void read_bytes(std::uint64_t addr, std::span<std::uint8_t> out) const {
-        for (std::size_t i = 0; i < out.size(); ++i)
-            out[i] = static_cast<std::uint8_t>(load_value(addr + i, 1));
+        if constexpr (std::endian::native == std::endian::little) {
+            std::size_t done = 0;
+            while (done < out.size()) {
+                const std::uint64_t a = addr + done;
+                const std::size_t n = static_cast<std::size_t>(
+                    std::min<std::uint64_t>(out.size() - done, page_bytes - a % page_bytes));
+                const page_type* p = find_(a / page_bytes);
+                if (p == nullptr)
+                    std::memset(out.data() + done, 0, n);
+                else
+                    std::memcpy(out.data() + done,
+                                reinterpret_cast<const std::uint8_t*>(p->data()) + a % page_bytes,
+                                n);
+                done += n;
+            }
+        } else {
+            for (std::size_t i = 0; i < out.size(); ++i)
+                out[i] = static_cast<std::uint8_t>(load_value(addr + i, 1));
+        }
     }
     /// The `count` bytes from `addr` on (any alignment).
     [[nodiscard]] std::vector<std::uint8_t> read_bytes(std::uint64_t addr,
@@ -159,6 +193,27 @@ public:
     }
     /// Forgets the allocation at `address` (if any).
     void release(std::uint64_t address) { allocs_.erase(address); }
+    /// Returns the memory of [address, address + bytes) to zeros: whole pages are freed,
+    /// the bytes of partly covered pages cleared (a freed allocation costs no memory).
+    void discard(std::uint64_t address, std::uint64_t bytes) {
+        WARPKIT_EXPECTS(bytes <= ~address);
+        const std::uint64_t end = address + bytes;
+        const std::uint64_t first = (address + page_bytes - 1) / page_bytes;
+        const std::uint64_t last = end / page_bytes; // pages [first, last) lie inside
+        last_ = nullptr;
+        if (first >= last) {
+            clear_(address, bytes);
+            return;
+        }
+        clear_(address, first * page_bytes - address);
+        clear_(last * page_bytes, end - last * page_bytes);
+        if (last - first < pages_.size()) {
+            for (std::uint64_t pg = first; pg < last; ++pg)
+                pages_.erase(pg);
+        } else {
+            std::erase_if(pages_, [&](const auto& kv) { return kv.first >= first && kv.first < last; });
+        }
+    }
     /// The allocations, by address.
     [[nodiscard]] const std::map<std::uint64_t, allocation>& allocations() const noexcept {
         return allocs_;
@@ -249,6 +304,18 @@ private:
         last_page_ = page;
         last_ = p.get();
         return *p;
+    }
+    // Zeros over [addr, addr + n) where pages exist (absent pages read as zero already).
+    void clear_(std::uint64_t addr, std::uint64_t n) {
+        while (n > 0) {
+            const std::uint64_t in_page = std::min(n, page_bytes - addr % page_bytes);
+            const auto it = pages_.find(addr / page_bytes);
+            if (it != pages_.end())
+                std::memset(reinterpret_cast<std::uint8_t*>(it->second->data()) + addr % page_bytes,
+                            0, static_cast<std::size_t>(in_page));
+            addr += in_page;
+            n -= in_page;
+        }
     }
     void copy_from_(const global_memory& o) {
         pages_.clear();

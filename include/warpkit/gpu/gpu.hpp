@@ -48,6 +48,9 @@ struct gpu_params {
     std::uint64_t max_cycles = 1'000'000'000;
     /// Cycles between two calls of a run's `sample` hook (progress reports, power traces).
     std::uint64_t sample_cycles = 1'000'000;
+    /// Device memory a host may allocate (MiB): the GTX480's 1536 MB of GDDR5. Papers 002 and
+    /// 004 give no capacity; their presets keep this one.
+    std::uint64_t device_memory_mb = 1536;
     sm_params sm{};
     /// The memory behind the SMs: the hierarchy (default) or the ideal fixed latencies.
     memory_params memory{};
@@ -60,6 +63,8 @@ struct gpu_params {
         check_range("watchdog_cycles", watchdog_cycles, std::uint64_t{1}, std::uint64_t{1} << 40);
         check_range("max_cycles", max_cycles, std::uint64_t{1}, std::uint64_t{1} << 50);
         check_range("sample_cycles", sample_cycles, std::uint64_t{1}, std::uint64_t{1} << 50);
+        check_range("device_memory_mb", device_memory_mb, std::uint64_t{1},
+                    std::uint64_t{1} << 26);
         check(cluster_size >= 1 && sms % cluster_size == 0, "cluster_size", cluster_size,
               "a divisor of sms");
         check(default_block_shared_bytes <= shared_bytes, "default_block_shared_bytes",
@@ -74,7 +79,7 @@ struct gpu_params {
     }
     WARPKIT_FIELDS(gpu_params, name, sms, core_mhz, schedulers, cluster_size, registers,
                    shared_bytes, default_block_shared_bytes, watchdog_cycles, max_cycles,
-                   sample_cycles, sm, memory, sharing)
+                   sample_cycles, device_memory_mb, sm, memory, sharing)
 };
 
 /// What one kernel run measured.

@@ -122,19 +122,42 @@ public:
 
     /// A zero-filled device buffer of `bytes` bytes (at least one byte is reserved), named
     /// `name` in bounds-check messages (default: "buffer N", N counting from 0).
+    /// Throws config_error when the live buffers would exceed the preset's
+    /// `device_memory_mb`. Addresses are never reused, so a stale pointer to a freed buffer
+    /// faults instead of reading another buffer.
     [[nodiscard]] buffer alloc(std::uint64_t bytes, std::string name = {}) {
-        const std::uint64_t room = ptx::global_variable_base - next_;
-        if (bytes > room)
+        const std::uint64_t capacity = params_.device_memory_mb << 20;
+        const std::uint64_t reserved =
+            (std::max<std::uint64_t>(bytes, 1) + alloc_alignment - 1) / alloc_alignment *
+            alloc_alignment;
+        if (bytes > capacity - live_bytes_ || reserved > ptx::global_variable_base - next_)
             throw config_error("alloc.bytes", std::to_string(bytes),
-                               "at most " + std::to_string(room) + " (device memory left)");
+                               "at most " + std::to_string(capacity - live_bytes_) +
+                                   " (device memory left of device_memory_mb = " +
+                                   std::to_string(params_.device_memory_mb) + ")");
         const buffer b{next_, bytes};
-        next_ += (std::max<std::uint64_t>(bytes, 1) + alloc_alignment - 1) / alloc_alignment *
-                 alloc_alignment;
+        next_ += reserved;
+        live_bytes_ += bytes;
         mem_.allocate(b.address, b.bytes,
                       name.empty() ? "buffer " + std::to_string(buffers_) : std::move(name));
         ++buffers_;
         return b;
     }
+    /// Frees the buffer at `address` (its memory returns to zeros); throws config_error
+    /// unless `address` is a live buffer from `alloc`.
+    void free(std::uint64_t address) {
+        const auto& all = mem_.allocations();
+        const auto it = all.find(address);
+        if (it == all.end() || address < heap_base || address >= ptx::global_variable_base)
+            throw config_error("free.address", gpu::global_memory::hex(address),
+                               "the address of a live buffer");
+        const std::uint64_t bytes = it->second.bytes;
+        mem_.release(address);
+        mem_.discard(address, bytes);
+        live_bytes_ -= bytes;
+    }
+    /// Bytes held by live buffers.
+    [[nodiscard]] std::uint64_t live_bytes() const noexcept { return live_bytes_; }
     /// A zero-filled buffer of `count` elements of T.
     template <class T>
     [[nodiscard]] buffer alloc(std::uint64_t count) {
@@ -212,6 +235,26 @@ public:
         });
     }
 
+    /// Runs `k` functionally (no timing: every block in turn, as ptx::run_functional); the
+    /// result has the instruction counts and zero cycles.
+    launch_result launch_functional(const ptx::kernel& k, const launch_config& cfg,
+                                    std::vector<std::uint8_t> params,
+                                    const ptx::functional_params& fp = {}) {
+        const ptx::launch l(k, cfg.grid, cfg.block, std::move(params), cfg.shared_bytes,
+                            warp_size_);
+        return gpu::visit_preset(preset_, [&](auto tag) {
+            using preset_type = typename decltype(tag)::type;
+            launch_result r;
+            r.preset = preset_;
+            const auto start = std::chrono::steady_clock::now();
+            r.ptx = ptx::run_functional<preset_type::warp_size, typename preset_type::stack>(
+                l, mem_, fp);
+            r.wall_seconds =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            return r;
+        });
+    }
+
 private:
     static void add_arg(ptx::param_pack& pack, const buffer& b) { pack.add(b.address); }
     template <class T>
@@ -227,6 +270,7 @@ private:
     gpu::global_memory mem_;
     std::uint64_t buffers_ = 0;
     std::uint64_t next_ = heap_base;
+    std::uint64_t live_bytes_ = 0;
 };
 
 } // namespace warpkit::host

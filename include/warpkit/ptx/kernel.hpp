@@ -20,8 +20,8 @@
 ///   into inlined functions; their loads and stores are timed as register moves).
 /// - `.const`: byte offsets in the constant bank holding the module's `.const` variables
 ///   (with their initialisers).
-/// - `.global` variables: device addresses from `global_variable_base` on (load_globals
-///   writes their initialisers).
+/// - `.global` variables: device addresses from `kernel_options::global_base` (default
+///   `global_variable_base`) on (load_globals writes their initialisers).
 ///
 /// Timing register ids: the kernel's virtual registers (predicates and the carry flag
 /// included) get ids in [0, timing_registers) by greedy colouring of their interference
@@ -49,6 +49,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -64,6 +65,8 @@ inline constexpr std::uint64_t max_local_bytes = 512 * 1024;
 
 /// Device address of the first module `.global` variable.
 inline constexpr std::uint64_t global_variable_base = 0x0000'6000'0000'0000ULL;
+/// Highest `kernel_options::global_base` (module globals stay below the generic windows).
+inline constexpr std::uint64_t max_global_base = 0x0000'6f00'0000'0000ULL;
 
 /// The row of a warp's register storage that holds a virtual register: rows of 32-bit
 /// values (registers of up to 32 bits, predicates included) and rows of 64-bit values are
@@ -85,15 +88,71 @@ struct kernel_options {
     std::uint32_t max_registers = 63;
     /// Register ids the timing model's scoreboard tracks (ids are < this).
     std::uint32_t timing_registers = 63;
+    /// Device address of the module's first `.global` variable (a host loading several
+    /// modules gives each its own range).
+    std::uint64_t global_base = global_variable_base;
     void validate() const {
         check_range("regs_per_thread", regs_per_thread, 0U, 255U);
         check_range("register_reserve", register_reserve, 0U, 255U);
         check_range("max_registers", max_registers, 1U, 255U);
         check_range("timing_registers", timing_registers, 1U, 64U);
+        check_range("global_base", global_base, std::uint64_t{1} << 32, max_global_base);
     }
     WARPKIT_FIELDS(kernel_options, regs_per_thread, register_reserve, max_registers,
-                   timing_registers)
+                   timing_registers, global_base)
 };
+
+/// A module `.const` or `.global` variable where every kernel of the module finds it: a
+/// constant-bank offset (`.const`) or a device address (`.global`), its size and initialiser.
+struct module_variable {
+    std::string name;
+    space sp = space::global;
+    std::uint64_t address = 0;
+    std::uint64_t bytes = 0;
+    std::vector<std::uint8_t> init;
+};
+
+/// Places the module's `.const` and `.global` variables as every kernel of it does: in
+/// declaration order, each at its alignment (`.global` at 16 bytes at least), constants from
+/// offset 0 of the constant bank, globals from `global_base`. One entry per module variable
+/// (other state spaces keep address 0).
+[[nodiscard]] inline std::vector<module_variable> place_module_variables(const module& m,
+                                                                       std::uint64_t global_base) {
+    std::vector<module_variable> out;
+    out.reserve(m.variables.size());
+    std::uint64_t constant = 0, global = 0;
+    for (const auto& v : m.variables) {
+        module_variable mv{v.name, v.sp, 0, v.bytes, {}};
+        const std::uint64_t a = v.align == 0 ? 1 : v.align;
+        if (v.sp == space::constant) {
+            constant = (constant + a - 1) / a * a;
+            mv.address = constant;
+            constant += v.bytes;
+            mv.init = v.init;
+        } else if (v.sp == space::global) {
+            const std::uint64_t ga = std::max<std::uint64_t>(a, 16);
+            global = (global + ga - 1) / ga * ga;
+            mv.address = global_base + global;
+            global += v.bytes;
+            mv.init = v.init;
+        }
+        out.push_back(std::move(mv));
+    }
+    return out;
+}
+
+/// The constant bank of the module's placed variables, initialisers written.
+[[nodiscard]] inline std::vector<std::uint8_t>
+constant_bank_of(const std::vector<module_variable>& vars) {
+    std::vector<std::uint8_t> bank;
+    for (const auto& v : vars)
+        if (v.sp == space::constant) {
+            bank.resize(std::max<std::uint64_t>(bank.size(), v.address + v.bytes), 0);
+            std::copy_n(v.init.begin(), std::min<std::size_t>(v.init.size(), v.bytes),
+                        bank.begin() + static_cast<std::ptrdiff_t>(v.address));
+        }
+    return bank;
+}
 
 /// A value an instruction reads, resolved: a register, an immediate (already the bits of the
 /// type reading it; a variable's address in its state space) or a special register.
@@ -493,6 +552,16 @@ public:
     [[nodiscard]] const std::vector<std::uint8_t>& constant_bank() const noexcept {
         return const_bank_;
     }
+    /// Replaces the constant bank's contents (a host writing `__constant__` data); throws
+    /// config_error unless `bank` has the bank's size.
+    void set_constant_bank(std::span<const std::uint8_t> bank) {
+        if (bank.size() != const_bank_.size())
+            throw config_error("constant_bank", std::to_string(bank.size()) + " bytes",
+                               std::to_string(const_bank_.size()) + " bytes (the `.const` "
+                                                                    "variables of `" +
+                                   name_ + "`)");
+        std::copy(bank.begin(), bank.end(), const_bank_.begin());
+    }
     /// A module `.global` variable: its name, device address, size and initialiser.
     struct global_variable {
         std::string name;
@@ -527,9 +596,11 @@ private:
                     o.symbol_of == symbol_kind::module_var && o.index < m.variables.size())
                     used[o.index] = 1;
             }
-        std::uint64_t shared = 0, local = 0, constant = 0, global = 0;
+        std::uint64_t shared = 0, local = 0;
         std::uint64_t dyn_align = 16;
         module_place_.assign(m.variables.size(), address_ref{});
+        const auto placed = place_module_variables(m, opt_.global_base);
+        const_bank_ = constant_bank_of(placed);
         for (std::size_t i = 0; i < m.variables.size(); ++i) {
             const auto& v = m.variables[i];
             auto& p = module_place_[i];
@@ -537,18 +608,11 @@ private:
             const std::uint64_t a = v.align == 0 ? 1 : v.align;
             switch (v.sp) {
             case space::constant:
-                constant = detail::prep::align_up(constant, a);
-                p.offset = constant;
-                constant += v.bytes;
-                const_bank_.resize(constant, 0);
-                std::copy(v.init.begin(), v.init.end(),
-                          const_bank_.begin() + static_cast<std::ptrdiff_t>(p.offset));
+                p.offset = placed[i].address;
                 break;
             case space::global:
-                global = detail::prep::align_up(global, std::max<std::uint64_t>(a, 16));
-                p.offset = global_variable_base + global;
+                p.offset = placed[i].address;
                 globals_.push_back({v.name, p.offset, v.bytes, v.init});
-                global += v.bytes;
                 break;
             case space::shared:
                 if (v.is_extern) {

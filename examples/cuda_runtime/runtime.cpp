@@ -1,0 +1,699 @@
+#include "runtime.hpp"
+
+#include <warpkit/gpu/preset_registry.hpp>
+#include <warpkit/ptx/names.hpp>
+
+#include <zstd.h>
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <sstream>
+
+namespace warpkit::cudart {
+
+namespace {
+
+std::string env(const char* name) {
+    const char* v = std::getenv(name);
+    return v == nullptr ? std::string() : std::string(v);
+}
+
+bool env_flag(const char* name, bool fallback) {
+    const std::string v = env(name);
+    if (v.empty()) return fallback;
+    return v != "0" && v != "false" && v != "off";
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+    std::vector<std::string> out;
+    std::string cur;
+    std::istringstream in(s);
+    while (std::getline(in, cur, sep))
+        if (!cur.empty()) out.push_back(cur);
+    return out;
+}
+
+std::string dims(const dim3& d) {
+    return "[" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + "]";
+}
+
+// The device address a device pointer stands for.
+std::uint64_t address(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
+
+std::vector<std::uint8_t> zstd_decode(std::span<const std::uint8_t> in, std::uint64_t size) {
+    std::vector<std::uint8_t> out(static_cast<std::size_t>(size));
+    const std::size_t n = ZSTD_decompress(out.data(), out.size(), in.data(), in.size());
+    if (ZSTD_isError(n) != 0u)
+        throw error(std::string("Zstandard: ") + ZSTD_getErrorName(n));
+    out.resize(n);
+    return out;
+}
+
+// Unmangled name of an entry for messages and filters ("saxpy" for "_Z5saxpyifPKfPf").
+std::string plain_name(const std::string& mangled) {
+    return ptx::module::callable_name(ptx::module::demangle(mangled));
+}
+
+} // namespace
+
+options options::from_environment() {
+    options o;
+    if (const auto p = env("WARPKIT_CUDA_PRESET"); !p.empty()) o.preset = p;
+    o.overrides = split(env("WARPKIT_CUDA_SET"), ';');
+    o.config_file = env("WARPKIT_CUDA_CONFIG");
+    o.stats_path = env("WARPKIT_CUDA_STATS");
+    o.csv_path = env("WARPKIT_CUDA_CSV");
+    o.functional = env_flag("WARPKIT_CUDA_FUNCTIONAL", false);
+    o.kernels = env("WARPKIT_CUDA_KERNELS");
+    o.quiet = env_flag("WARPKIT_CUDA_QUIET", false);
+    o.bounds_check = env_flag("WARPKIT_CUDA_BOUNDS_CHECK", true);
+    return o;
+}
+
+kernel_filter::kernel_filter(const std::string& spec) {
+    for (const auto& part : split(spec, ',')) {
+        all_ = false;
+        const auto dash = part.find('-');
+        const bool numeric =
+            !part.empty() && std::all_of(part.begin(), part.end(), [](char c) {
+                return (c >= '0' && c <= '9') || c == '-';
+            });
+        if (numeric && dash != 0) {
+            const std::uint64_t lo = std::stoull(part.substr(0, dash));
+            const std::uint64_t hi =
+                dash == std::string::npos ? lo : std::stoull(part.substr(dash + 1));
+            if (hi < lo) throw config_error("kernels", part, "a range lo-hi with lo <= hi");
+            ranges_.emplace_back(lo, hi);
+        } else {
+            names_.push_back(part);
+        }
+    }
+}
+
+bool kernel_filter::timed(const std::string& mangled, const std::string& plain,
+                          std::uint64_t launch) const {
+    if (all_) return true;
+    for (const auto& n : names_)
+        if (n == mangled || n == plain) return true;
+    for (const auto& [lo, hi] : ranges_)
+        if (launch >= lo && launch <= hi) return true;
+    return false;
+}
+
+runtime::runtime(options o)
+    : opt_(std::move(o)), dev_(opt_.preset, opt_.overrides), filter_(opt_.kernels) {
+    dev_.check_bounds(opt_.bounds_check);
+    if (!opt_.config_file.empty())
+        throw config_error("WARPKIT_CUDA_CONFIG", opt_.config_file,
+                           "unset (configuration files are not read yet; use WARPKIT_CUDA_SET)");
+    if (!opt_.stats_path.empty()) {
+        stats_.open(opt_.stats_path, std::ios::trunc);
+        if (!stats_) throw error("cannot write '" + opt_.stats_path + "': " + std::strerror(errno));
+    }
+    if (!opt_.csv_path.empty()) {
+        csv_.open(opt_.csv_path, std::ios::trunc);
+        if (!csv_) throw error("cannot write '" + opt_.csv_path + "': " + std::strerror(errno));
+        csv_ << "launch,kernel,grid_x,grid_y,grid_z,block_x,block_y,block_z,shared_bytes,timed,"
+                "cycles,cumulative_cycles,thread_instructions,warp_instructions,ipc_thread,"
+                "ipc_warp,wall_seconds\n";
+        csv_.flush();
+    }
+}
+
+runtime::~runtime() {
+    for (auto& [base, b] : host_blocks_)
+        ::munmap(b.base, b.mapped);
+}
+
+void runtime::say(const std::string& message) {
+    std::cerr << "warpkit-cuda: " << message << '\n';
+}
+
+cudaError_t runtime::unsupported(const char* call, const char* why) {
+    if (said_.insert(call).second)
+        say(std::string(call) + " is not supported (" + why + "); it returns cudaErrorNotSupported");
+    return record(cudaErrorNotSupported);
+}
+
+// --- registration ---------------------------------------------------------------------------
+
+void runtime::choose_ptx_(module_record& m, const void* wrapper) {
+    struct wrapper_layout {
+        std::uint32_t magic;
+        std::uint32_t version;
+        const std::uint8_t* data;
+        const void* more;
+    };
+    wrapper_layout w{};
+    std::memcpy(&w, wrapper, sizeof w);
+    if (w.magic != host::fatbin_wrapper_magic || w.data == nullptr) {
+        m.error = m.origin + ": not an nvcc fat binary wrapper";
+        return;
+    }
+    const std::uint64_t size =
+        host::fatbin_size(std::span<const std::uint8_t>(w.data, host::fatbin_header_bytes),
+                          m.origin);
+    const auto entries =
+        host::read_fatbin(std::span<const std::uint8_t>(w.data, static_cast<std::size_t>(size)),
+                          m.origin);
+    std::vector<host::fatbin_entry> ptx;
+    for (const auto& e : entries)
+        if (e.kind == host::fatbin_kind::ptx) ptx.push_back(e);
+    if (ptx.empty()) {
+        m.error = m.origin +
+                  ": the program holds no PTX, only machine code (cubin); rebuild it with PTX "
+                  "embedded, e.g. nvcc -gencode arch=compute_75,code=compute_75 (or "
+                  "-arch=compute_75)";
+        return;
+    }
+    // The newest PTX the parser accepts.
+    std::stable_sort(ptx.begin(), ptx.end(),
+                     [](const auto& a, const auto& b) { return a.arch > b.arch; });
+    std::string why;
+    for (const auto& e : ptx) {
+        try {
+            const std::string origin = m.origin + " (compute_" + std::to_string(e.arch) + ")";
+            m.ptx.emplace(ptx::parse_ptx(host::fatbin_ptx(e, origin, zstd_decode), origin));
+            m.error.clear();
+            return;
+        } catch (const error& ex) {
+            why += std::string(why.empty() ? "" : "\n") + ex.what();
+        }
+    }
+    m.error = why;
+}
+
+void** runtime::register_fatbin(const void* wrapper) {
+    auto m = std::make_unique<module_record>();
+    m->origin = "fat binary " + std::to_string(modules_.size());
+    // Each module's `.global` variables get their own 64 GiB range.
+    m->global_base = ptx::global_variable_base + (std::uint64_t{modules_.size()} << 36);
+    try {
+        choose_ptx_(*m, wrapper);
+    } catch (const error& e) {
+        m->error = e.what();
+    }
+    modules_.push_back(std::move(m));
+    handles_.push_back(std::make_unique<void*>(
+        reinterpret_cast<void*>(static_cast<std::uintptr_t>(modules_.size()))));
+    return handles_.back().get();
+}
+
+module_record& runtime::module_of(void** handle) {
+    for (const auto& h : handles_)
+        if (h.get() == handle) {
+            const auto index = reinterpret_cast<std::uintptr_t>(*handle) - 1;
+            return *modules_.at(static_cast<std::size_t>(index));
+        }
+    throw error("unknown fat binary handle");
+}
+
+void runtime::register_function(void** handle, const void* host_fun, const char* name) {
+    auto& m = module_of(handle);
+    auto f = std::make_unique<function_record>();
+    f->module = static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(*handle) - 1);
+    f->name = name;
+    (void)m;
+    functions_[host_fun] = std::move(f);
+}
+
+void runtime::register_variable(void** handle, const void* host_var, const char* name,
+                                std::uint64_t bytes, bool constant) {
+    (void)module_of(handle);
+    variables_[host_var] = variable_record{
+        static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(*handle) - 1), name, bytes,
+        constant};
+}
+
+void runtime::unregister_fatbin(void** handle) { (void)handle; }
+
+function_record* runtime::function_of(const void* host_fun) {
+    const auto it = functions_.find(host_fun);
+    return it == functions_.end() ? nullptr : it->second.get();
+}
+
+// Places the module's variables and writes its `.global` initialisers, once.
+void runtime::load_(module_record& m) {
+    if (m.loaded || !m.ptx) return;
+    m.variables = ptx::place_module_variables(*m.ptx, m.global_base);
+    m.constants = ptx::constant_bank_of(m.variables);
+    auto& mem = dev_.memory();
+    for (const auto& v : m.variables)
+        if (v.sp == ptx::space::global) {
+            std::vector<std::uint8_t> bytes(static_cast<std::size_t>(v.bytes), 0);
+            std::copy_n(v.init.begin(), std::min<std::size_t>(v.init.size(), bytes.size()),
+                        bytes.begin());
+            mem.write_bytes(v.address, bytes);
+            mem.allocate(v.address, v.bytes, v.name);
+        }
+    m.loaded = true;
+}
+
+const ptx::module_variable* runtime::placed_(const variable_record& v) {
+    auto& m = *modules_.at(v.module);
+    load_(m);
+    for (const auto& pv : m.variables)
+        if (pv.name == v.name && (pv.sp == ptx::space::global || pv.sp == ptx::space::constant))
+            return &pv;
+    return nullptr;
+}
+
+// --- memory ---------------------------------------------------------------------------------
+
+bool runtime::is_device_(const void* p, std::size_t bytes) const {
+    return dev_.memory().allocation_at(address(p), std::max<std::size_t>(bytes, 1)) != nullptr;
+}
+
+host_block* runtime::host_block_of_(const void* p) {
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    auto it = host_blocks_.upper_bound(a);
+    if (it == host_blocks_.begin()) return nullptr;
+    --it;
+    return a - it->first < std::max<std::size_t>(it->second.bytes, 1) ? &it->second : nullptr;
+}
+
+cudaError_t runtime::malloc(void** ptr, std::size_t bytes) {
+    if (ptr == nullptr) return record(cudaErrorInvalidValue);
+    try {
+        const auto b = dev_.alloc(bytes);
+        *ptr = reinterpret_cast<void*>(static_cast<std::uintptr_t>(b.address));
+        return cudaSuccess;
+    } catch (const config_error&) {
+        *ptr = nullptr;
+        return record(cudaErrorMemoryAllocation);
+    }
+}
+
+cudaError_t runtime::free(void* ptr) {
+    if (ptr == nullptr) return cudaSuccess;
+    if (host_block* b = host_block_of_(ptr); b != nullptr && b->managed) return free_host(ptr);
+    try {
+        dev_.free(address(ptr));
+        return cudaSuccess;
+    } catch (const config_error&) {
+        return record(cudaErrorInvalidValue);
+    }
+}
+
+cudaError_t runtime::malloc_host(void** ptr, std::size_t bytes, bool managed) {
+    if (ptr == nullptr) return record(cudaErrorInvalidValue);
+    const std::size_t mapped = (std::max<std::size_t>(bytes, 1) + 4095) / 4096 * 4096;
+    if (managed && bytes > (dev_.params().device_memory_mb << 20) - dev_.live_bytes())
+        return record(cudaErrorMemoryAllocation);
+    void* p = ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return record(cudaErrorMemoryAllocation);
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    // Managed memory is a device allocation at the host address: it must not fall into the
+    // device heap, the module globals or the generic windows.
+    if (managed && a < ptx::generic_param_base + ptx::generic_window_bytes) {
+        ::munmap(p, mapped);
+        say("cudaMallocManaged: the host placed the block at " + gpu::global_memory::hex(a) +
+            ", inside the simulated device's address ranges");
+        return record(cudaErrorMemoryAllocation);
+    }
+    host_blocks_[a] = host_block{p, bytes, mapped, managed};
+    if (managed) dev_.memory().allocate(a, bytes, "managed " + gpu::global_memory::hex(a));
+    *ptr = p;
+    return cudaSuccess;
+}
+
+cudaError_t runtime::free_host(void* ptr) {
+    if (ptr == nullptr) return cudaSuccess;
+    const auto it = host_blocks_.find(reinterpret_cast<std::uintptr_t>(ptr));
+    if (it == host_blocks_.end()) return record(cudaErrorInvalidValue);
+    if (it->second.managed) {
+        dev_.memory().release(it->first);
+        dev_.memory().discard(it->first, it->second.bytes);
+    }
+    ::munmap(it->second.base, it->second.mapped);
+    host_blocks_.erase(it);
+    return cudaSuccess;
+}
+
+void runtime::sync_managed_(bool to_device) {
+    auto& mem = dev_.memory();
+    for (auto& [a, b] : host_blocks_) {
+        if (!b.managed) continue;
+        auto* bytes = static_cast<std::uint8_t*>(b.base);
+        if (to_device)
+            mem.write_bytes(a, std::span<const std::uint8_t>(bytes, b.bytes));
+        else
+            mem.read_bytes(a, std::span<std::uint8_t>(bytes, b.bytes));
+    }
+}
+
+cudaError_t runtime::memcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
+    if (bytes == 0) return cudaSuccess;
+    if (dst == nullptr || src == nullptr) return record(cudaErrorInvalidValue);
+    // Managed blocks are host memory between launches.
+    const bool dst_dev = is_device_(dst, 1) && host_block_of_(dst) == nullptr;
+    const bool src_dev = is_device_(src, 1) && host_block_of_(src) == nullptr;
+    if (kind == cudaMemcpyDefault)
+        kind = dst_dev ? (src_dev ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
+                       : (src_dev ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
+    auto& mem = dev_.memory();
+    switch (kind) {
+    case cudaMemcpyHostToHost:
+        std::memmove(dst, src, bytes);
+        return cudaSuccess;
+    case cudaMemcpyHostToDevice:
+        if (!is_device_(dst, bytes)) return record(cudaErrorInvalidValue);
+        mem.write_bytes(address(dst),
+                        std::span<const std::uint8_t>(static_cast<const std::uint8_t*>(src), bytes));
+        return cudaSuccess;
+    case cudaMemcpyDeviceToHost:
+        if (!is_device_(src, bytes)) return record(cudaErrorInvalidValue);
+        mem.read_bytes(address(src), std::span<std::uint8_t>(static_cast<std::uint8_t*>(dst), bytes));
+        return cudaSuccess;
+    case cudaMemcpyDeviceToDevice: {
+        if (!is_device_(src, bytes) || !is_device_(dst, bytes)) return record(cudaErrorInvalidValue);
+        const auto tmp = mem.read_bytes(address(src), bytes);
+        mem.write_bytes(address(dst), tmp);
+        return cudaSuccess;
+    }
+    default:
+        return record(cudaErrorInvalidMemcpyDirection);
+    }
+}
+
+cudaError_t runtime::memcpy_2d(void* dst, std::size_t dpitch, const void* src, std::size_t spitch,
+                               std::size_t width, std::size_t height, cudaMemcpyKind kind) {
+    if (width > dpitch || width > spitch) return record(cudaErrorInvalidPitchValue);
+    for (std::size_t row = 0; row < height; ++row) {
+        const cudaError_t e = memcpy(static_cast<std::uint8_t*>(dst) + row * dpitch,
+                                     static_cast<const std::uint8_t*>(src) + row * spitch, width,
+                                     kind);
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+}
+
+cudaError_t runtime::memset(void* dst, int value, std::size_t bytes) {
+    if (bytes == 0) return cudaSuccess;
+    if (host_block* b = host_block_of_(dst); b != nullptr && b->managed) {
+        std::memset(dst, value, bytes);
+        return cudaSuccess;
+    }
+    if (!is_device_(dst, bytes)) return record(cudaErrorInvalidValue);
+    const std::vector<std::uint8_t> fill(bytes, static_cast<std::uint8_t>(value));
+    dev_.memory().write_bytes(address(dst), fill);
+    return cudaSuccess;
+}
+
+cudaError_t runtime::symbol_copy(const void* symbol, void* host, std::size_t bytes,
+                                 std::size_t offset, bool to_device) {
+    const auto it = variables_.find(symbol);
+    if (it == variables_.end()) return record(cudaErrorInvalidSymbol);
+    const ptx::module_variable* v = placed_(it->second);
+    if (v == nullptr) return record(cudaErrorInvalidSymbol);
+    if (offset > v->bytes || bytes > v->bytes - offset) return record(cudaErrorInvalidValue);
+    if (bytes == 0) return cudaSuccess;
+    if (host == nullptr) return record(cudaErrorInvalidValue);
+    auto* h = static_cast<std::uint8_t*>(host);
+    if (v->sp == ptx::space::constant) {
+        auto& bank = modules_.at(it->second.module)->constants;
+        auto* at = bank.data() + v->address + offset;
+        if (to_device)
+            std::memcpy(at, h, bytes);
+        else
+            std::memcpy(h, at, bytes);
+    } else if (to_device) {
+        dev_.memory().write_bytes(v->address + offset, std::span<const std::uint8_t>(h, bytes));
+    } else {
+        dev_.memory().read_bytes(v->address + offset, std::span<std::uint8_t>(h, bytes));
+    }
+    return cudaSuccess;
+}
+
+cudaError_t runtime::symbol_address(void** ptr, const void* symbol) {
+    if (ptr == nullptr) return record(cudaErrorInvalidValue);
+    const auto it = variables_.find(symbol);
+    if (it == variables_.end()) return record(cudaErrorInvalidSymbol);
+    const ptx::module_variable* v = placed_(it->second);
+    if (v == nullptr) return record(cudaErrorInvalidSymbol);
+    if (v->sp == ptx::space::constant)
+        return unsupported("cudaGetSymbolAddress of a __constant__ variable",
+                           "the constant bank has no global address in warpkit");
+    *ptr = reinterpret_cast<void*>(static_cast<std::uintptr_t>(v->address));
+    return cudaSuccess;
+}
+
+cudaError_t runtime::symbol_size(std::size_t* size, const void* symbol) {
+    if (size == nullptr) return record(cudaErrorInvalidValue);
+    const auto it = variables_.find(symbol);
+    if (it == variables_.end()) return record(cudaErrorInvalidSymbol);
+    const ptx::module_variable* v = placed_(it->second);
+    if (v == nullptr) return record(cudaErrorInvalidSymbol);
+    *size = static_cast<std::size_t>(v->bytes);
+    return cudaSuccess;
+}
+
+// --- launches -------------------------------------------------------------------------------
+
+cudaError_t runtime::launch(function_record& f, dim3 grid, dim3 block, void** args,
+                            std::size_t shared, cudaStream_t stream) {
+    (void)stream; // streams run in order
+    if (sticky_ != cudaSuccess) return record(sticky_);
+    auto& m = *modules_.at(f.module);
+    if (!m.ptx) {
+        say("cannot launch `" + plain_name(f.name) + "`: " + m.error);
+        return record(cudaErrorInvalidPtx);
+    }
+    load_(m);
+    if (!f.prepared) {
+        try {
+            ptx::kernel_options ko;
+            ko.global_base = m.global_base;
+            f.prepared = std::make_unique<ptx::kernel>(*m.ptx, f.name, ko);
+        } catch (const error& e) {
+            say("cannot prepare `" + plain_name(f.name) + "`: " + e.what());
+            return record(cudaErrorInvalidPtx);
+        }
+    }
+    ptx::kernel& k = *f.prepared;
+    k.set_constant_bank(m.constants);
+    if (shared > 0xffffffffULL) return record(cudaErrorInvalidValue);
+    std::vector<std::uint8_t> params(k.param_bytes(), 0);
+    for (std::size_t i = 0; i < k.params().size(); ++i) {
+        const auto& p = k.params()[i];
+        if (args == nullptr || args[i] == nullptr) return record(cudaErrorInvalidValue);
+        std::memcpy(params.data() + p.offset, args[i], p.bytes);
+    }
+    const host::launch_config cfg{{grid.x, grid.y, grid.z},
+                                  {block.x, block.y, block.z},
+                                  static_cast<std::uint32_t>(shared)};
+    const std::uint64_t index = launches_++;
+    const std::string plain = plain_name(f.name);
+    const bool timed = !opt_.functional && filter_.timed(f.name, plain, index);
+    sync_managed_(true);
+    host::launch_result r;
+    try {
+        r = timed ? dev_.launch_packed(k, cfg, std::move(params))
+                  : dev_.launch_functional(k, cfg, std::move(params));
+    } catch (const config_error& e) {
+        say("launch " + std::to_string(index) + " of `" + plain + "`: " + e.what());
+        const std::string field = e.what();
+        return record(field.find("registers") != std::string::npos ? cudaErrorLaunchOutOfResources
+                                                                   : cudaErrorInvalidConfiguration);
+    } catch (const error& e) {
+        sync_managed_(false);
+        say("kernel `" + plain + "` (launch " + std::to_string(index) + ", grid " + dims(grid) +
+            ", block " + dims(block) + ") failed: " + e.what());
+        sticky_ = cudaErrorLaunchFailure;
+        return record(cudaErrorLaunchFailure);
+    }
+    sync_managed_(false);
+    cycles_ += r.cycles();
+    report_(f, cfg, r, timed);
+    return cudaSuccess;
+}
+
+void runtime::report_(const function_record& f, const host::launch_config& cfg,
+                      const host::launch_result& r, bool timed) {
+    const std::string plain = plain_name(f.name);
+    const std::uint64_t index = launches_ - 1;
+    const dim3 grid{cfg.grid.x, cfg.grid.y, cfg.grid.z};
+    const dim3 block{cfg.block.x, cfg.block.y, cfg.block.z};
+    if (!opt_.quiet) {
+        std::ostringstream line;
+        line << "launch " << index << " " << plain << " grid " << dims(grid) << " block "
+             << dims(block) << ": ";
+        if (timed)
+            line << r.cycles() << " cycles, ";
+        else
+            line << "functional, ";
+        line << r.warp_instructions() << " warp instructions, ipc " << r.ipc() << " ("
+             << r.wall_seconds << " s)";
+        say(line.str());
+    }
+    if (stats_.is_open()) {
+        nlohmann::json j;
+        j["launch"] = index;
+        j["kernel"] = plain;
+        j["entry"] = f.name;
+        j["preset"] = opt_.preset;
+        j["grid"] = {grid.x, grid.y, grid.z};
+        j["block"] = {block.x, block.y, block.z};
+        j["shared_bytes"] = cfg.shared_bytes;
+        j["timed"] = timed;
+        j["cycles"] = r.cycles();
+        j["cumulative_cycles"] = cycles_;
+        j["thread_instructions"] = r.thread_instructions();
+        j["warp_instructions"] = r.warp_instructions();
+        j["ipc"] = r.ipc();
+        j["ipc_thread"] = r.ipc();
+        j["ipc_warp"] = r.warp_ipc();
+        j["wall_seconds"] = r.wall_seconds;
+        if (timed) j["run"] = stats_to_json(r.run);
+        j["ptx"] = stats_to_json(r.ptx);
+        stats_ << j.dump() << '\n';
+        stats_.flush();
+    }
+    if (csv_.is_open()) {
+        csv_ << index << ',' << plain << ',' << grid.x << ',' << grid.y << ',' << grid.z << ','
+             << block.x << ',' << block.y << ',' << block.z << ',' << cfg.shared_bytes << ','
+             << (timed ? 1 : 0) << ',' << r.cycles() << ',' << cycles_ << ','
+             << r.thread_instructions() << ',' << r.warp_instructions() << ',' << r.ipc() << ','
+             << r.warp_ipc() << ',' << r.wall_seconds << '\n';
+        csv_.flush();
+    }
+}
+
+// --- device description ---------------------------------------------------------------------
+
+namespace {
+// Compute capability the preset models: Fermi GF100 is 2.0; the Tesla-like GPGPU of paper
+// 004 follows compute capability 1.3 (its coalescing rules); AMOEBA's machine is GTX480-like.
+std::pair<int, int> compute_capability(const std::string& preset) {
+    if (preset == "tesla_seed004") return {1, 3};
+    return {2, 0};
+}
+} // namespace
+
+void runtime::properties(cudaDeviceProp& p) const {
+    std::memset(&p, 0, sizeof p);
+    const auto& g = dev_.params();
+    const std::string name = "warpkit " + opt_.preset;
+    std::snprintf(p.name, sizeof p.name, "%s", name.c_str());
+    p.totalGlobalMem = static_cast<std::size_t>(g.device_memory_mb << 20);
+    p.sharedMemPerBlock = g.shared_bytes;
+    p.regsPerBlock = static_cast<int>(g.registers);
+    p.warpSize = 32;
+    p.memPitch = std::size_t{1} << 31;
+    p.maxThreadsPerBlock = 1024;
+    p.maxThreadsDim[0] = 1024;
+    p.maxThreadsDim[1] = 1024;
+    p.maxThreadsDim[2] = 64;
+    p.maxGridSize[0] = 0x7fffffff;
+    p.maxGridSize[1] = 65535;
+    p.maxGridSize[2] = 65535;
+    p.totalConstMem = 65536;
+    std::tie(p.major, p.minor) = compute_capability(opt_.preset);
+    p.textureAlignment = 512;
+    p.texturePitchAlignment = 32;
+    p.multiProcessorCount = static_cast<int>(g.sms);
+    p.canMapHostMemory = 0;
+    p.unifiedAddressing = 1;
+    p.memoryBusWidth = 384;
+    p.maxThreadsPerMultiProcessor = static_cast<int>(g.sm.warp_slots * 32);
+    p.sharedMemPerMultiprocessor = g.shared_bytes;
+    p.regsPerMultiprocessor = static_cast<int>(g.registers);
+    p.managedMemory = 1;
+    p.sharedMemPerBlockOptin = g.shared_bytes;
+    p.maxBlocksPerMultiProcessor = static_cast<int>(g.sm.block_slots);
+    p.globalL1CacheSupported = 1;
+    p.localL1CacheSupported = 1;
+}
+
+cudaError_t runtime::attribute(int* value, cudaDeviceAttr attr) const {
+    if (value == nullptr) return cudaErrorInvalidValue;
+    cudaDeviceProp p;
+    properties(p);
+    const auto& g = dev_.params();
+    switch (attr) {
+    case cudaDevAttrMaxThreadsPerBlock: *value = p.maxThreadsPerBlock; break;
+    case cudaDevAttrMaxBlockDimX: *value = p.maxThreadsDim[0]; break;
+    case cudaDevAttrMaxBlockDimY: *value = p.maxThreadsDim[1]; break;
+    case cudaDevAttrMaxBlockDimZ: *value = p.maxThreadsDim[2]; break;
+    case cudaDevAttrMaxGridDimX: *value = p.maxGridSize[0]; break;
+    case cudaDevAttrMaxGridDimY: *value = p.maxGridSize[1]; break;
+    case cudaDevAttrMaxGridDimZ: *value = p.maxGridSize[2]; break;
+    case cudaDevAttrMaxSharedMemoryPerBlock: *value = static_cast<int>(p.sharedMemPerBlock); break;
+    case cudaDevAttrTotalConstantMemory: *value = static_cast<int>(p.totalConstMem); break;
+    case cudaDevAttrWarpSize: *value = p.warpSize; break;
+    case cudaDevAttrMaxRegistersPerBlock: *value = p.regsPerBlock; break;
+    case cudaDevAttrClockRate: *value = static_cast<int>(g.core_mhz * 1000); break;
+    case cudaDevAttrMultiProcessorCount: *value = p.multiProcessorCount; break;
+    case cudaDevAttrComputeCapabilityMajor: *value = p.major; break;
+    case cudaDevAttrComputeCapabilityMinor: *value = p.minor; break;
+    case cudaDevAttrMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; break;
+    case cudaDevAttrMaxSharedMemoryPerMultiprocessor:
+        *value = static_cast<int>(p.sharedMemPerMultiprocessor);
+        break;
+    case cudaDevAttrMaxRegistersPerMultiprocessor: *value = p.regsPerMultiprocessor; break;
+    case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; break;
+    case cudaDevAttrGlobalMemoryBusWidth: *value = p.memoryBusWidth; break;
+    case cudaDevAttrManagedMemory: *value = 1; break;
+    case cudaDevAttrUnifiedAddressing: *value = 1; break;
+    case cudaDevAttrConcurrentKernels: *value = 0; break;
+    case cudaDevAttrIntegrated: *value = 0; break;
+    case cudaDevAttrCanMapHostMemory: *value = 0; break;
+    default: return cudaErrorInvalidValue;
+    }
+    return cudaSuccess;
+}
+
+cudaError_t runtime::function_attributes(cudaFuncAttributes* a, const void* host_fun) {
+    if (a == nullptr) return record(cudaErrorInvalidValue);
+    function_record* f = function_of(host_fun);
+    if (f == nullptr) return record(cudaErrorInvalidDeviceFunction);
+    auto& m = *modules_.at(f->module);
+    if (!m.ptx) return record(cudaErrorInvalidPtx);
+    load_(m);
+    if (!f->prepared) {
+        try {
+            ptx::kernel_options ko;
+            ko.global_base = m.global_base;
+            f->prepared = std::make_unique<ptx::kernel>(*m.ptx, f->name, ko);
+        } catch (const error& e) {
+            say("cannot prepare `" + plain_name(f->name) + "`: " + e.what());
+            return record(cudaErrorInvalidPtx);
+        }
+    }
+    const ptx::kernel& k = *f->prepared;
+    std::memset(a, 0, sizeof *a);
+    a->sharedSizeBytes = k.static_shared_bytes();
+    a->constSizeBytes = k.constant_bank().size();
+    a->localSizeBytes = k.local_bytes();
+    a->maxThreadsPerBlock = 1024;
+    a->numRegs = static_cast<int>(k.regs_per_thread());
+    a->ptxVersion = m.ptx->version_major * 10 + m.ptx->version_minor;
+    a->binaryVersion = a->ptxVersion;
+    a->maxDynamicSharedSizeBytes =
+        static_cast<int>(dev_.params().shared_bytes - k.static_shared_bytes());
+    return cudaSuccess;
+}
+
+cudaError_t runtime::occupancy(int* blocks, const void* host_fun, int block_size,
+                               std::size_t dynamic_shared) {
+    if (blocks == nullptr || block_size <= 0) return record(cudaErrorInvalidValue);
+    cudaFuncAttributes a;
+    if (const cudaError_t e = function_attributes(&a, host_fun); e != cudaSuccess) return e;
+    const auto& g = dev_.params();
+    const std::uint32_t warps = (static_cast<std::uint32_t>(block_size) + 31) / 32;
+    std::uint64_t n = std::min(g.sm.block_slots, g.sm.warp_slots / std::max(warps, 1U));
+    const std::uint64_t regs = std::uint64_t{static_cast<std::uint32_t>(a.numRegs)} * warps * 32;
+    if (regs > 0) n = std::min<std::uint64_t>(n, g.registers / regs);
+    const std::uint64_t shared = a.sharedSizeBytes + dynamic_shared;
+    if (shared > 0) n = std::min<std::uint64_t>(n, g.shared_bytes / shared);
+    *blocks = static_cast<int>(n);
+    return cudaSuccess;
+}
+
+} // namespace warpkit::cudart
