@@ -24,3 +24,60 @@ extern "C" __global__ void scan(const int* in, int* out, int n)
         out[i] = buf[src][tid];
     }
 }
+
+// --- Host test (appended; the kernel above is unchanged) ----------------------------------
+// Build: nvcc -cudart shared -o scan scan.cu; run: warpkit-cuda -- ./scan
+// The launch shape is scan.launch.json's: n = 4000, 16 blocks of 256 threads (the last
+// block partly past n: the elements after n must stay untouched).
+// Host code only: the device pass never sees it, so the PTX (also nvcc -G's debug
+// information) stays what the kernel alone gives.
+#ifndef __CUDA_ARCH__
+#include <cstdio>
+#include <vector>
+
+#define CHECK(call)                                                                     \
+    do {                                                                                \
+        cudaError_t err_ = (call);                                                      \
+        if (err_ != cudaSuccess) {                                                      \
+            std::printf("FAIL: %s: %s (line %d)\n", #call, cudaGetErrorString(err_), __LINE__); \
+            return 1;                                                                   \
+        }                                                                               \
+    } while (0)
+
+int main()
+{
+    const int n = 4000;
+    const int blocks = 16;
+    const int padded = blocks * BLOCK; // the output buffer is padded to check the guard
+    std::vector<int> in(n), out(padded);
+    unsigned seed = 6u;
+    for (int i = 0; i < n; ++i) {
+        seed = seed * 1664525u + 1013904223u;
+        in[i] = static_cast<int>((seed >> 8) % 201u) - 100;
+    }
+    int *din, *dout;
+    CHECK(cudaMalloc(&din, n * sizeof(int)));
+    CHECK(cudaMalloc(&dout, padded * sizeof(int)));
+    CHECK(cudaMemcpy(din, in.data(), n * sizeof(int), cudaMemcpyHostToDevice));
+    CHECK(cudaMemset(dout, 0x5a, padded * sizeof(int)));
+    scan<<<blocks, BLOCK>>>(din, dout, n);
+    CHECK(cudaGetLastError());
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaMemcpy(out.data(), dout, padded * sizeof(int), cudaMemcpyDeviceToHost));
+    int running = 0;
+    for (int i = 0; i < padded; ++i) {
+        if (i % BLOCK == 0) {
+            running = 0;
+        }
+        const int want = i < n ? (running += in[i]) : 0x5a5a5a5a;
+        if (out[i] != want) {
+            std::printf("FAIL: out[%d] = %d, expected %d\n", i, out[i], want);
+            return 1;
+        }
+    }
+    CHECK(cudaFree(din));
+    CHECK(cudaFree(dout));
+    std::printf("scan: OK (%d elements)\n", n);
+    return 0;
+}
+#endif // __CUDA_ARCH__

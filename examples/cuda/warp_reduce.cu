@@ -19,3 +19,63 @@ extern "C" __global__ void warp_reduce(const int* in, int n, int* total, int* po
         atomicAdd(positives, __popc(pos));
     }
 }
+
+// --- Host test (appended; the kernel above is unchanged) ----------------------------------
+// Build: nvcc -cudart shared -o warp_reduce warp_reduce.cu; run: warpkit-cuda -- ./warp_reduce
+// The launch shape is warp_reduce.launch.json's: n = 8092 ints in [-3, 3], 32 blocks of 256.
+// Host code only: the device pass never sees it, so the PTX (also nvcc -G's debug
+// information) stays what the kernel alone gives.
+#ifndef __CUDA_ARCH__
+#include <cstdio>
+#include <vector>
+
+#define CHECK(call)                                                                     \
+    do {                                                                                \
+        cudaError_t err_ = (call);                                                      \
+        if (err_ != cudaSuccess) {                                                      \
+            std::printf("FAIL: %s: %s (line %d)\n", #call, cudaGetErrorString(err_), __LINE__); \
+            return 1;                                                                   \
+        }                                                                               \
+    } while (0)
+
+int main()
+{
+    const int n = 8092;
+    std::vector<int> in(n);
+    unsigned seed = 8u;
+    int want_total = 0, want_positives = 0;
+    for (int i = 0; i < n; ++i) {
+        seed = seed * 1664525u + 1013904223u;
+        in[i] = static_cast<int>((seed >> 8) % 7u) - 3;
+        // Two whole warps of zeros inside n: they leave at __any_sync as well.
+        if (i >= 64 && i < 128) {
+            in[i] = 0;
+        }
+        want_total += in[i];
+        want_positives += in[i] > 0;
+    }
+    int *din, *dtotal, *dpositives;
+    CHECK(cudaMalloc(&din, n * sizeof(int)));
+    CHECK(cudaMalloc(&dtotal, sizeof(int)));
+    CHECK(cudaMalloc(&dpositives, sizeof(int)));
+    CHECK(cudaMemcpy(din, in.data(), n * sizeof(int), cudaMemcpyHostToDevice));
+    CHECK(cudaMemset(dtotal, 0, sizeof(int)));
+    CHECK(cudaMemset(dpositives, 0, sizeof(int)));
+    warp_reduce<<<32, 256>>>(din, n, dtotal, dpositives);
+    CHECK(cudaGetLastError());
+    CHECK(cudaDeviceSynchronize());
+    int total = 0, positives = 0;
+    CHECK(cudaMemcpy(&total, dtotal, sizeof(int), cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(&positives, dpositives, sizeof(int), cudaMemcpyDeviceToHost));
+    if (total != want_total || positives != want_positives) {
+        std::printf("FAIL: total %d, positives %d; expected %d and %d\n", total, positives,
+                    want_total, want_positives);
+        return 1;
+    }
+    CHECK(cudaFree(din));
+    CHECK(cudaFree(dtotal));
+    CHECK(cudaFree(dpositives));
+    std::printf("warp_reduce: OK (total %d, %d positive)\n", total, positives);
+    return 0;
+}
+#endif // __CUDA_ARCH__
