@@ -31,13 +31,15 @@ options:
   --kernels FILTER     time only the launches named (entry names, or launch indices and
                        ranges such as 0,3-5); the others run functionally
   --no-bounds-check    do not check global accesses against the allocations
+  --cold-memory        start every launch with a cold L2 and DRAM (default: they carry over
+                       from launch to launch, one GPU per program)
   --quiet              no per-kernel summary on stderr
   -h, --help           this text
 
 The same settings as environment variables for the bare library: WARPKIT_CUDA_PRESET,
 WARPKIT_CUDA_SET (KEY=VALUE;KEY=VALUE), WARPKIT_CUDA_STATS, WARPKIT_CUDA_CSV,
 WARPKIT_CUDA_FUNCTIONAL=1, WARPKIT_CUDA_KERNELS, WARPKIT_CUDA_BOUNDS_CHECK=0,
-WARPKIT_CUDA_QUIET=1; then LD_LIBRARY_PATH=<dir of libcudart.so.13> PROGRAM.
+WARPKIT_CUDA_COLD_MEMORY=1, WARPKIT_CUDA_QUIET=1; then LD_LIBRARY_PATH=<dir of libcudart.so.13> PROGRAM.
 )";
 
 [[noreturn]] void usage_error(const std::string& what) {
@@ -96,6 +98,8 @@ int main(int argc, char** argv) {
                 set("WARPKIT_CUDA_KERNELS", value(a));
             else if (a == "--no-bounds-check")
                 set("WARPKIT_CUDA_BOUNDS_CHECK", "0");
+            else if (a == "--cold-memory")
+                set("WARPKIT_CUDA_COLD_MEMORY", "1");
             else if (a == "--quiet")
                 set("WARPKIT_CUDA_QUIET", "1");
             else if (!a.empty() && a[0] == '-')

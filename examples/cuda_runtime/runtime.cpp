@@ -73,6 +73,7 @@ options options::from_environment() {
     o.kernels = env("WARPKIT_CUDA_KERNELS");
     o.quiet = env_flag("WARPKIT_CUDA_QUIET", false);
     o.bounds_check = env_flag("WARPKIT_CUDA_BOUNDS_CHECK", true);
+    o.cold_memory = env_flag("WARPKIT_CUDA_COLD_MEMORY", false);
     return o;
 }
 
@@ -109,6 +110,8 @@ bool kernel_filter::timed(const std::string& mangled, const std::string& plain,
 runtime::runtime(options o)
     : opt_(std::move(o)), dev_(opt_.preset, opt_.overrides), filter_(opt_.kernels) {
     dev_.check_bounds(opt_.bounds_check);
+    // One GPU per program: L2 and DRAM state carry over from launch to launch.
+    dev_.keep_memory_warm(!opt_.cold_memory);
     if (!opt_.config_file.empty())
         throw config_error("WARPKIT_CUDA_CONFIG", opt_.config_file,
                            "unset (configuration files are not read yet; use WARPKIT_CUDA_SET)");

@@ -40,6 +40,7 @@ struct options {
     std::string kernels;                ///< WARPKIT_CUDA_KERNELS: which launches are timed
     bool quiet = false;                 ///< WARPKIT_CUDA_QUIET=1: no per-kernel summary
     bool bounds_check = true;           ///< WARPKIT_CUDA_BOUNDS_CHECK=0 turns it off
+    bool cold_memory = false;           ///< WARPKIT_CUDA_COLD_MEMORY=1: no L2 / DRAM carry-over
     static options from_environment();
 };
 

@@ -233,3 +233,45 @@ TEST_CASE("device: a block needing more registers than an SM has names the setti
           std::string::npos);
     CHECK(what.find("estimate from the PTX's liveness") != std::string::npos);
 }
+
+TEST_CASE("device: with warm memory, L2 and DRAM state carry over from launch to launch") {
+    // vector_add over 16000 floats reads 128 KB: it fits the GTX480's 768 KB of L2, so a
+    // second launch over the same buffers finds every line there and reads nothing from DRAM.
+    const int n = 16000;
+    std::vector<float> a(n, 1.0F), b(n, 2.0F);
+    const auto dram_reads = [](const host::launch_result& r) {
+        std::uint64_t sum = 0;
+        for (const auto& s : r.run.memory.slices)
+            sum += s.dram_reads;
+        return sum;
+    };
+    host::device cold("fermi_gtx480");
+    host::device warm("fermi_gtx480");
+    warm.keep_memory_warm(true);
+    CHECK(warm.memory_kept_warm());
+    std::vector<host::launch_result> c, w;
+    for (auto* dev : {&cold, &warm}) {
+        const auto k = dev->prepare(vector_add_module(), "vector_add");
+        const auto da = dev->upload(a);
+        const auto db = dev->upload(b);
+        const auto dc = dev->alloc<float>(n);
+        auto& out = dev == &cold ? c : w;
+        for (int i = 0; i < 2; ++i)
+            out.push_back(dev->launch(k, {{63, 1, 1}, {256, 1, 1}}, da, db, dc, std::int32_t{n}));
+        CHECK(dev->download<float>(dc) == std::vector<float>(n, 3.0F));
+    }
+    // Cold: both launches alike. Warm: the first is a cold launch, the second hits in L2.
+    CHECK(c[0].cycles() == c[1].cycles());
+    CHECK(w[0].cycles() == c[0].cycles());
+    CHECK(dram_reads(w[0]) == dram_reads(c[0]));
+    CHECK(dram_reads(c[0]) >= 2 * 16000 * 4 / 128);
+    CHECK(dram_reads(w[1]) == 0);
+    CHECK(w[1].cycles() < w[0].cycles());
+    // Per-launch counters: the second launch's L2 requests are its own, not a running sum.
+    std::uint64_t req0 = 0, req1 = 0;
+    for (std::size_t s = 0; s < w[0].run.memory.slices.size(); ++s) {
+        req0 += w[0].run.memory.slices[s].requests;
+        req1 += w[1].run.memory.slices[s].requests;
+    }
+    CHECK(req0 == req1);
+}

@@ -110,6 +110,21 @@ public:
         sum_ += o.sum_;
         return *this;
     }
+    /// Removes an earlier snapshot of this histogram (same bins, no count larger than ours):
+    /// what was recorded since the snapshot.
+    constexpr histogram& operator-=(const histogram& o) {
+        if (o.lower_ != lower_)
+            throw config_error("histogram", "bins of a different shape", "identical bin bounds");
+        for (std::size_t i = 0; i < Bins; ++i) {
+            WARPKIT_EXPECTS(o.counts_[i] <= counts_[i]);
+            counts_[i] -= o.counts_[i];
+        }
+        WARPKIT_EXPECTS(o.underflow_ <= underflow_ && o.samples_ <= samples_ && o.sum_ <= sum_);
+        underflow_ -= o.underflow_;
+        samples_ -= o.samples_;
+        sum_ -= o.sum_;
+        return *this;
+    }
     constexpr void clear() noexcept {
         counts_ = {};
         underflow_ = samples_ = sum_ = 0;

@@ -48,6 +48,30 @@ void accumulate_value(T& into, const T& from, std::string_view path) {
 }
 
 template <class T>
+void subtract_value(T& into, const T& from) {
+    if constexpr (reflectable<T>) {
+        namespace hana = boost::hana;
+        hana::for_each(hana::accessors<T>(), [&](auto pair) {
+            subtract_value(hana::second(pair)(into), hana::second(pair)(from));
+        });
+    } else if constexpr (is_std_array<T>::value) {
+        for (std::size_t i = 0; i < into.size(); ++i)
+            subtract_value(into[i], from[i]);
+    } else if constexpr (is_std_vector<T>::value) {
+        WARPKIT_EXPECTS(from.size() <= into.size());
+        for (std::size_t i = 0; i < from.size(); ++i)
+            subtract_value(into[i], from[i]);
+    } else if constexpr (histogram_type<T>) {
+        into -= from;
+    } else if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+        into -= from;
+    } else {
+        static_assert(std::is_same_v<T, void>, "stats fields must be numbers, histograms, "
+                                               "reflected structs, arrays or vectors of them");
+    }
+}
+
+template <class T>
 nlohmann::json stats_json_value(const T& v) {
     if constexpr (reflectable<T>) {
         nlohmann::json j = nlohmann::json::object();
@@ -107,6 +131,13 @@ void for_each_stat_cell(const S& s, std::string_view prefix, F&& f) {
 template <reflectable S>
 void accumulate(S& into, const S& from) {
     detail::accumulate_value(into, from, {});
+}
+
+/// Removes from `into` an earlier snapshot `from` of the same counters, leaving what was
+/// counted between the two (counters only grow, so no field goes below zero).
+template <reflectable S>
+void subtract(S& into, const S& from) {
+    detail::subtract_value(into, from);
 }
 
 /// The sum of a range of stats structs.

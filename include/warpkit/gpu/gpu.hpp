@@ -135,10 +135,14 @@ public:
     /// each SM after the run (stats of the parts); `sample(cycles, sms, done)` every
     /// sample_cycles cycles and once more at the end (done: the SMs are finished);
     /// `block_done(block, sm, cycle)` when a block completes (AMOEBA samples its first CTA).
+    /// `warm`: a memory system (built for this GPU's params and SM count) that the run uses
+    /// instead of a fresh one and leaves as it is, so L2 and DRAM state carry over from run to
+    /// run as on a real GPU; the run's memory counters are what this run added.
     template <launchable_kernel K>
     run_stats run(const K& k, global_memory& mem,
                   const std::function<void(const sm_for<K>&)>& observe = {},
-                  const sample_hook_for<K>& sample = {}, const block_hook_for<K>& block_done = {}) {
+                  const sample_hook_for<K>& sample = {}, const block_hook_for<K>& block_done = {},
+                  memory_system* warm = nullptr) {
         using sm_k = sm_for<K>;
         using source_k = source_of_t<K, warp_size, typename Policies::stack>;
         if (k.warp_size() != warp_size)
@@ -190,9 +194,20 @@ public:
                              p_.memory);
         // SM i talks to the memory system as its SM i: every core cycle one reply in before
         // the SM's tick, one request out after it, then one core cycle of the memory side.
-        std::optional<memory_system> msys;
-        if (p_.memory.model == memory_model::hierarchy)
-            msys.emplace(p_.memory, p_.sms, p_.core_mhz);
+        std::optional<memory_system> fresh;
+        memory_system* msys = nullptr;
+        memory_stats before{};
+        if (p_.memory.model == memory_model::hierarchy) {
+            if (warm != nullptr) {
+                if (warm->sms() != p_.sms)
+                    throw config_error("warm memory system", std::to_string(warm->sms()) + " SMs",
+                                       std::to_string(p_.sms) + " SMs (this GPU's)");
+                msys = warm;
+                before = warm->stats();
+            } else {
+                msys = &fresh.emplace(p_.memory, p_.sms, p_.core_mhz);
+            }
+        }
 
         // Front-end sharing: the clusters group at launch, before any block arrives.
         std::optional<sharing_clusters<sm_k>> fs;
@@ -274,6 +289,7 @@ public:
         if (fs) rs.sharing = fs->stats();
         if (msys) {
             rs.memory = msys->stats();
+            if (msys == warm) subtract(rs.memory, before);
             rs.memory.sms.reserve(sms.size());
             for (const auto& s : sms)
                 rs.memory.sms.push_back(s.memory_stats());

@@ -36,6 +36,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -109,6 +110,15 @@ public:
         });
         mem_.check_bounds(true);
     }
+
+    /// Whether launches share one memory system, so L2 and DRAM state carry over from launch
+    /// to launch as on a real GPU (default off: every launch starts with a cold memory side;
+    /// the SMs and their L1s start fresh either way, as a kernel boundary invalidates L1s).
+    void keep_memory_warm(bool on) {
+        warm_on_ = on;
+        if (!on) warm_.reset();
+    }
+    [[nodiscard]] bool memory_kept_warm() const noexcept { return warm_on_; }
 
     /// Whether kernels' global accesses are checked against the allocations (default on).
     void check_bounds(bool on) noexcept { mem_.check_bounds(on); }
@@ -227,8 +237,15 @@ public:
             gpu::gpu<preset_type> g(params_);
             launch_result r;
             r.preset = preset_;
+            gpu::memory_system* warm = nullptr;
+            if (warm_on_ && params_.memory.model == gpu::memory_model::hierarchy) {
+                if (!warm_) warm_.emplace(params_.memory, params_.sms, params_.core_mhz);
+                warm = &*warm_;
+            }
             const auto start = std::chrono::steady_clock::now();
-            r.run = g.run(l, mem_, [&](const auto& sm) { accumulate(r.ptx, sm.source().stats()); });
+            r.run = g.run(
+                l, mem_, [&](const auto& sm) { accumulate(r.ptx, sm.source().stats()); }, {}, {},
+                warm);
             r.wall_seconds =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             return r;
@@ -271,6 +288,8 @@ private:
     std::uint64_t buffers_ = 0;
     std::uint64_t next_ = heap_base;
     std::uint64_t live_bytes_ = 0;
+    bool warm_on_ = false;
+    std::optional<gpu::memory_system> warm_;
 };
 
 } // namespace warpkit::host
