@@ -8,6 +8,7 @@
 #include <cuda_runtime_api.h>
 
 #include <array>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -297,6 +298,46 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const 
                    [&] { return rt().occupancy(numBlocks, func, blockSize, dynamicSMemSize); });
 }
 
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks,
+                                                                   const void* func,
+                                                                   int blockSize,
+                                                                   size_t dynamicSMemSize,
+                                                                   unsigned int /*flags*/) {
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize,
+                                                         dynamicSMemSize);
+}
+
+cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int value) {
+    auto* f = rt().function_of(func);
+    if (f == nullptr) return rt().record(cudaErrorInvalidDeviceFunction);
+    if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize &&
+        (value < 0 || static_cast<std::uint64_t>(value) > rt().params().shared_bytes))
+        return rt().record(cudaErrorInvalidValue);
+    return cudaSuccess; // the preset fixes the shared-memory carve-out
+}
+
+cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
+    if (limit != cudaLimitStackSize && limit != cudaLimitPrintfFifoSize &&
+        limit != cudaLimitMallocHeapSize)
+        return rt().unsupported("cudaDeviceSetLimit", "only stack, printf and heap sizes");
+    rt().limits[limit] = value;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetLimit(size_t* pValue, cudaLimit limit) {
+    if (pValue == nullptr) return rt().record(cudaErrorInvalidValue);
+    const auto it = rt().limits.find(limit);
+    if (it == rt().limits.end())
+        return rt().unsupported("cudaDeviceGetLimit", "only stack, printf and heap sizes");
+    *pValue = it->second;
+    return cudaSuccess;
+}
+
+cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr) {
+    return guarded("cudaPointerGetAttributes",
+                   [&] { return rt().pointer_attributes(attributes, ptr); });
+}
+
 cudaError_t cudaMemGetInfo(size_t* free, size_t* total) {
     if (free == nullptr || total == nullptr) return rt().record(cudaErrorInvalidValue);
     *total = static_cast<size_t>(rt().params().device_memory_mb << 20);
@@ -354,6 +395,54 @@ cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitc
     });
 }
 
+cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
+                              size_t width, size_t height, cudaMemcpyKind kind,
+                              cudaStream_t stream) {
+    if (!valid(stream)) return rt().record(cudaErrorInvalidResourceHandle);
+    return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
+}
+
+cudaError_t cudaMemset2D(void* devPtr, size_t pitch, int value, size_t width, size_t height) {
+    if (width > pitch) return rt().record(cudaErrorInvalidPitchValue);
+    for (size_t row = 0; row < height; ++row)
+        if (const cudaError_t e = cudaMemset(static_cast<char*>(devPtr) + row * pitch, value, width);
+            e != cudaSuccess)
+            return e;
+    return cudaSuccess;
+}
+
+cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t hStream) {
+    if (!valid(hStream)) return rt().record(cudaErrorInvalidResourceHandle);
+    return cudaMalloc(devPtr, size);
+}
+
+cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t hStream) {
+    if (!valid(hStream)) return rt().record(cudaErrorInvalidResourceHandle);
+    return cudaFree(devPtr);
+}
+
+// Managed memory is copied in before and out after every launch, so hints change nothing.
+cudaError_t cudaMemPrefetchAsync(const void* /*devPtr*/, size_t /*count*/,
+                                 cudaMemLocation /*location*/, unsigned int /*flags*/,
+                                 cudaStream_t stream) {
+    if (!valid(stream)) return rt().record(cudaErrorInvalidResourceHandle);
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemAdvise(const void* /*devPtr*/, size_t /*count*/, cudaMemoryAdvise /*advice*/,
+                          cudaMemLocation /*location*/) {
+    return cudaSuccess;
+}
+
+// Page-locking changes nothing for a simulated device: the memory stays ordinary host memory.
+cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned int /*flags*/) {
+    return ptr == nullptr || size == 0 ? rt().record(cudaErrorInvalidValue) : cudaSuccess;
+}
+
+cudaError_t cudaHostUnregister(void* ptr) {
+    return ptr == nullptr ? rt().record(cudaErrorInvalidValue) : cudaSuccess;
+}
+
 cudaError_t cudaMemset(void* devPtr, int value, size_t count) {
     return guarded("cudaMemset", [&] { return rt().memset(devPtr, value, count); });
 }
@@ -408,6 +497,28 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t* pStream, unsigned int /*flag
     return cudaStreamCreate(pStream);
 }
 
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t* pStream, unsigned int /*flags*/,
+                                         int /*priority*/) {
+    return cudaStreamCreate(pStream);
+}
+
+// Streams run in order and every call completes before it returns: host functions and
+// callbacks run at once, in call order.
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* userData) {
+    if (!valid(stream)) return rt().record(cudaErrorInvalidResourceHandle);
+    if (fn == nullptr) return rt().record(cudaErrorInvalidValue);
+    fn(userData);
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
+                                  void* userData, unsigned int /*flags*/) {
+    if (!valid(stream)) return rt().record(cudaErrorInvalidResourceHandle);
+    if (callback == nullptr) return rt().record(cudaErrorInvalidValue);
+    callback(stream, rt().sticky(), userData);
+    return cudaSuccess;
+}
+
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
     if (stream == nullptr || !valid(stream)) return rt().record(cudaErrorInvalidResourceHandle);
     auto* s = reinterpret_cast<stream_object*>(stream);
@@ -450,6 +561,11 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
     return cudaSuccess;
 }
 
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream,
+                                     unsigned int /*flags*/) {
+    return cudaEventRecord(event, stream);
+}
+
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
     if (event_of(event) == nullptr) return rt().record(cudaErrorInvalidResourceHandle);
     return rt().sticky();
@@ -489,6 +605,13 @@ cudaError_t cudaDeviceEnablePeerAccess(int /*peerDevice*/, unsigned int /*flags*
 cudaError_t cudaHostGetDevicePointer(void** /*pDevice*/, void* /*pHost*/, unsigned int /*flags*/) {
     return rt().unsupported("cudaHostGetDevicePointer",
                             "mapped host memory; use cudaMallocManaged or cudaMemcpy");
+}
+
+cudaError_t cudaLaunchCooperativeKernel(const void* /*func*/, dim3 /*gridDim*/,
+                                        dim3 /*blockDim*/, void** /*args*/, size_t /*sharedMem*/,
+                                        cudaStream_t /*stream*/) {
+    return rt().unsupported("cudaLaunchCooperativeKernel",
+                            "grid-wide synchronisation is not simulated");
 }
 
 cudaError_t cudaGraphCreate(cudaGraph_t* /*pGraph*/, unsigned int /*flags*/) {

@@ -57,7 +57,15 @@ std::vector<std::uint8_t> zstd_decode(std::span<const std::uint8_t> in, std::uin
 
 // Unmangled name of an entry for messages and filters ("saxpy" for "_Z5saxpyifPKfPf").
 std::string plain_name(const std::string& mangled) {
-    return ptx::module::callable_name(ptx::module::demangle(mangled));
+    const std::string plain = ptx::module::callable_name(ptx::module::demangle(mangled));
+    return plain.empty() ? mangled : plain; // extern "C" names stay as they are
+}
+
+// CUDA's launch limits (compute capability 2.0 and later): blocks of at most 1024 x 1024 x 64
+// threads, 1024 in all; grids of at most (2^31 - 1) x 65535 x 65535 blocks.
+bool within_launch_limits(const dim3& grid, const dim3& block) {
+    return block.x <= 1024 && block.y <= 1024 && block.z <= 64 && grid.x <= 0x7fffffffU &&
+           grid.y <= 65535 && grid.z <= 65535;
 }
 
 } // namespace
@@ -283,6 +291,10 @@ host_block* runtime::host_block_of_(const void* p) {
 
 cudaError_t runtime::malloc(void** ptr, std::size_t bytes) {
     if (ptr == nullptr) return record(cudaErrorInvalidValue);
+    if (bytes == 0) { // as the CUDA runtime: success and a null pointer
+        *ptr = nullptr;
+        return cudaSuccess;
+    }
     try {
         const auto b = dev_.alloc(bytes);
         *ptr = reinterpret_cast<void*>(static_cast<std::uintptr_t>(b.address));
@@ -457,6 +469,24 @@ cudaError_t runtime::symbol_size(std::size_t* size, const void* symbol) {
     return cudaSuccess;
 }
 
+cudaError_t runtime::pointer_attributes(cudaPointerAttributes* a, const void* p) {
+    if (a == nullptr) return record(cudaErrorInvalidValue);
+    std::memset(a, 0, sizeof *a);
+    a->device = 0;
+    if (host_block* b = host_block_of_(p); b != nullptr) {
+        a->type = b->managed ? cudaMemoryTypeManaged : cudaMemoryTypeHost;
+        a->hostPointer = const_cast<void*>(p);
+        a->devicePointer = b->managed ? const_cast<void*>(p) : nullptr;
+    } else if (is_device_(p, 1)) {
+        a->type = cudaMemoryTypeDevice;
+        a->devicePointer = const_cast<void*>(p);
+    } else {
+        a->type = cudaMemoryTypeUnregistered;
+        a->device = -2;
+    }
+    return cudaSuccess;
+}
+
 // --- launches -------------------------------------------------------------------------------
 
 cudaError_t runtime::launch(function_record& f, dim3 grid, dim3 block, void** args,
@@ -481,6 +511,12 @@ cudaError_t runtime::launch(function_record& f, dim3 grid, dim3 block, void** ar
     }
     ptx::kernel& k = *f.prepared;
     k.set_constant_bank(m.constants);
+    if (!within_launch_limits(grid, block)) {
+        say("launch of `" + plain_name(f.name) + "` with grid " + dims(grid) + " and block " +
+            dims(block) + ": outside CUDA's limits (blocks up to [1024,1024,64], grids up to "
+            "[2147483647,65535,65535])");
+        return record(cudaErrorInvalidConfiguration);
+    }
     if (shared > 0xffffffffULL) return record(cudaErrorInvalidValue);
     std::vector<std::uint8_t> params(k.param_bytes(), 0);
     for (std::size_t i = 0; i < k.params().size(); ++i) {
@@ -491,7 +527,8 @@ cudaError_t runtime::launch(function_record& f, dim3 grid, dim3 block, void** ar
     const host::launch_config cfg{{grid.x, grid.y, grid.z},
                                   {block.x, block.y, block.z},
                                   static_cast<std::uint32_t>(shared)};
-    const std::uint64_t index = launches_++;
+    // Launches the configuration check rejects get no number: indices count launches that ran.
+    const std::uint64_t index = launches_;
     const std::string plain = plain_name(f.name);
     const bool timed = !opt_.functional && filter_.timed(f.name, plain, index);
     sync_managed_(true);
@@ -505,12 +542,14 @@ cudaError_t runtime::launch(function_record& f, dim3 grid, dim3 block, void** ar
         return record(field.find("registers") != std::string::npos ? cudaErrorLaunchOutOfResources
                                                                    : cudaErrorInvalidConfiguration);
     } catch (const error& e) {
+        ++launches_;
         sync_managed_(false);
         say("kernel `" + plain + "` (launch " + std::to_string(index) + ", grid " + dims(grid) +
             ", block " + dims(block) + ") failed: " + e.what());
         sticky_ = cudaErrorLaunchFailure;
         return record(cudaErrorLaunchFailure);
     }
+    ++launches_;
     sync_managed_(false);
     cycles_ += r.cycles();
     report_(f, cfg, r, timed);

@@ -134,6 +134,7 @@ public:
                             bool to_device);
     cudaError_t symbol_address(void** ptr, const void* symbol);
     cudaError_t symbol_size(std::size_t* size, const void* symbol);
+    cudaError_t pointer_attributes(cudaPointerAttributes* a, const void* p);
     [[nodiscard]] std::uint64_t live_bytes() const noexcept { return dev_.live_bytes(); }
 
     // Device description.
@@ -149,6 +150,11 @@ public:
     [[nodiscard]] double cycles_to_ms(std::uint64_t c) const noexcept {
         return static_cast<double>(c) / (static_cast<double>(dev_.params().core_mhz) * 1e3);
     }
+
+    /// cudaDeviceSetLimit values (kept and reported back; the simulated GPU needs none).
+    std::map<int, std::size_t> limits{{cudaLimitStackSize, 1024},
+                                      {cudaLimitPrintfFifoSize, 1 << 20},
+                                      {cudaLimitMallocHeapSize, 8 << 20}};
 
     // Errors: the last error (cleared by reading, unless sticky) and sticky launch failures.
     cudaError_t record(cudaError_t e) {

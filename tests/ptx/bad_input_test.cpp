@@ -64,7 +64,9 @@ TEST_CASE("ptx files: missing and empty") {
     const temp_dir dir;
     const auto missing = dir.path / "absent.ptx";
     CHECK(thrown<error>([&] { (void)ptx::read_ptx(missing); }) ==
-          "cannot open PTX file '" + missing.string() + "'");
+          "cannot read '" + missing.string() + "': No such file or directory");
+    CHECK(thrown<error>([&] { (void)ptx::read_ptx(dir.path); }) ==
+          "cannot read '" + dir.path.string() + "': it is a directory");
     const auto empty = dir.write("empty.ptx", "");
     CHECK(thrown<parse_error>([&] { (void)ptx::read_ptx(empty); }) ==
           empty.string() + ":1:1: expected '.version' at the start of the PTX, found end of file");

@@ -31,6 +31,7 @@
 /// Every error names the key path (`launch.buffers[1].init.kind`), the value and what is allowed.
 
 #include <warpkit/core/error.hpp>
+#include <warpkit/core/file.hpp>
 #include <warpkit/core/reflect.hpp>
 #include <warpkit/core/rng.hpp>
 #include <warpkit/host/value_type.hpp>
@@ -45,6 +46,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <initializer_list>
 #include <limits>
@@ -361,21 +363,9 @@ inline void check_linear(const buffer_spec& b, std::string_view path) {
 
 /// Bytes of file `p`; throws warpkit::error naming it on any I/O failure.
 inline std::vector<std::byte> read_bytes(const std::filesystem::path& p) {
-    const auto fail = [&](int err) {
-        throw error("cannot read '" + p.string() + "': " + std::generic_category().message(err));
-    };
-    errno = 0;
-    const std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(p.c_str(), "rb"),
-                                                            &std::fclose);
-    if (!f) fail(errno != 0 ? errno : EIO);
-    std::vector<std::byte> out;
-    std::array<std::byte, 65536> chunk{};
-    for (;;) {
-        const std::size_t n = std::fread(chunk.data(), 1, chunk.size(), f.get());
-        out.insert(out.end(), chunk.begin(), chunk.begin() + static_cast<std::ptrdiff_t>(n));
-        if (n < chunk.size()) break;
-    }
-    if (std::ferror(f.get()) != 0) fail(errno != 0 ? errno : EIO);
+    const std::string text = read_file(p);
+    std::vector<std::byte> out(text.size());
+    if (!text.empty()) std::memcpy(out.data(), text.data(), text.size());
     return out;
 }
 

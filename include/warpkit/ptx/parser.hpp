@@ -21,6 +21,7 @@
 /// (a tab is one column).
 
 #include <warpkit/core/error.hpp>
+#include <warpkit/core/file.hpp>
 #include <warpkit/ptx/ir.hpp>
 #include <warpkit/ptx/lexer.hpp>
 #include <warpkit/ptx/names.hpp>
@@ -30,7 +31,6 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iterator>
 #include <limits>
 #include <string>
@@ -2544,11 +2544,7 @@ private:
 /// Reads and parses a PTX file. Throws warpkit::error naming the file when it cannot be read,
 /// warpkit::parse_error when it is not valid PTX of the subset.
 [[nodiscard]] inline module read_ptx(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw error("cannot open PTX file '" + path.string() + "'");
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (in.bad()) throw error("cannot read PTX file '" + path.string() + "'");
-    return parse_ptx(text, path.string());
+    return parse_ptx(read_file(path), path.string());
 }
 
 } // namespace warpkit::ptx
