@@ -1,5 +1,6 @@
 #include "runtime.hpp"
 
+#include <warpkit/core/file.hpp>
 #include <warpkit/gpu/preset_registry.hpp>
 #include <warpkit/ptx/names.hpp>
 
@@ -68,6 +69,38 @@ bool within_launch_limits(const dim3& grid, const dim3& block) {
            grid.y <= 65535 && grid.z <= 65535;
 }
 
+// `key=value` settings for every scalar of a params JSON object (nested objects give dotted
+// keys), so a configuration file goes through the same validation as --set.
+void flatten(const nlohmann::json& j, const std::string& prefix, std::vector<std::string>& out) {
+    if (j.is_object()) {
+        for (const auto& [k, v] : j.items())
+            flatten(v, prefix.empty() ? k : prefix + "." + k, out);
+    } else if (j.is_array()) {
+        throw config_error(prefix, "a list", "a number, string or boolean (lists cannot be set)");
+    } else {
+        out.push_back(prefix + "=" + (j.is_string() ? j.get<std::string>() : j.dump()));
+    }
+}
+
+// The configuration file's settings, then the --set ones (which win).
+std::vector<std::string> all_overrides(const options& o) {
+    std::vector<std::string> out;
+    if (!o.config_file.empty()) {
+        const std::string text = read_file(o.config_file);
+        nlohmann::json j;
+        try {
+            j = nlohmann::json::parse(text);
+        } catch (const nlohmann::json::parse_error& e) {
+            throw error("cannot parse '" + o.config_file + "': " + e.what());
+        }
+        if (!j.is_object())
+            throw error("'" + o.config_file + "' does not hold a JSON object of parameters");
+        flatten(j, "", out);
+    }
+    out.insert(out.end(), o.overrides.begin(), o.overrides.end());
+    return out;
+}
+
 } // namespace
 
 options options::from_environment() {
@@ -116,13 +149,10 @@ bool kernel_filter::timed(const std::string& mangled, const std::string& plain,
 }
 
 runtime::runtime(options o)
-    : opt_(std::move(o)), dev_(opt_.preset, opt_.overrides), filter_(opt_.kernels) {
+    : opt_(std::move(o)), dev_(opt_.preset, all_overrides(opt_)), filter_(opt_.kernels) {
     dev_.check_bounds(opt_.bounds_check);
     // One GPU per program: L2 and DRAM state carry over from launch to launch.
     dev_.keep_memory_warm(!opt_.cold_memory);
-    if (!opt_.config_file.empty())
-        throw config_error("WARPKIT_CUDA_CONFIG", opt_.config_file,
-                           "unset (configuration files are not read yet; use WARPKIT_CUDA_SET)");
     if (!opt_.stats_path.empty()) {
         stats_.open(opt_.stats_path, std::ios::trunc);
         if (!stats_) throw error("cannot write '" + opt_.stats_path + "': " + std::strerror(errno));
@@ -366,35 +396,47 @@ void runtime::sync_managed_(bool to_device) {
 cudaError_t runtime::memcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
     if (bytes == 0) return cudaSuccess;
     if (dst == nullptr || src == nullptr) return record(cudaErrorInvalidValue);
-    // Managed blocks are host memory between launches.
-    const bool dst_dev = is_device_(dst, 1) && host_block_of_(dst) == nullptr;
-    const bool src_dev = is_device_(src, 1) && host_block_of_(src) == nullptr;
+    // Managed memory is host memory between launches: copies reach it as host memory, from
+    // either direction, as unified addressing allows.
+    const auto managed = [&](const void* p) {
+        const host_block* b = host_block_of_(p);
+        return b != nullptr && b->managed &&
+               reinterpret_cast<std::uintptr_t>(p) - reinterpret_cast<std::uintptr_t>(b->base) <=
+                   b->bytes - std::min(b->bytes, bytes) &&
+               bytes <= b->bytes;
+    };
+    const bool dst_managed = managed(dst);
+    const bool src_managed = managed(src);
+    const bool dst_dev = !dst_managed && host_block_of_(dst) == nullptr && is_device_(dst, 1);
+    const bool src_dev = !src_managed && host_block_of_(src) == nullptr && is_device_(src, 1);
     if (kind == cudaMemcpyDefault)
         kind = dst_dev ? (src_dev ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
                        : (src_dev ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
+    if (kind != cudaMemcpyHostToHost && kind != cudaMemcpyHostToDevice &&
+        kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice)
+        return record(cudaErrorInvalidMemcpyDirection);
+    const bool to_device = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+    const bool from_device = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+    // Each side is device memory (a device allocation holding the whole range) or host memory
+    // (managed memory on a device side, any pointer on a host side).
+    const bool dst_in_device = to_device && !dst_managed;
+    const bool src_in_device = from_device && !src_managed;
+    if ((dst_in_device && !is_device_(dst, bytes)) || (src_in_device && !is_device_(src, bytes)))
+        return record(cudaErrorInvalidValue);
     auto& mem = dev_.memory();
-    switch (kind) {
-    case cudaMemcpyHostToHost:
-        std::memmove(dst, src, bytes);
-        return cudaSuccess;
-    case cudaMemcpyHostToDevice:
-        if (!is_device_(dst, bytes)) return record(cudaErrorInvalidValue);
-        mem.write_bytes(address(dst),
-                        std::span<const std::uint8_t>(static_cast<const std::uint8_t*>(src), bytes));
-        return cudaSuccess;
-    case cudaMemcpyDeviceToHost:
-        if (!is_device_(src, bytes)) return record(cudaErrorInvalidValue);
-        mem.read_bytes(address(src), std::span<std::uint8_t>(static_cast<std::uint8_t*>(dst), bytes));
-        return cudaSuccess;
-    case cudaMemcpyDeviceToDevice: {
-        if (!is_device_(src, bytes) || !is_device_(dst, bytes)) return record(cudaErrorInvalidValue);
+    const auto* from = static_cast<const std::uint8_t*>(src);
+    auto* to = static_cast<std::uint8_t*>(dst);
+    if (dst_in_device && src_in_device) {
         const auto tmp = mem.read_bytes(address(src), bytes);
         mem.write_bytes(address(dst), tmp);
-        return cudaSuccess;
+    } else if (dst_in_device) {
+        mem.write_bytes(address(dst), std::span<const std::uint8_t>(from, bytes));
+    } else if (src_in_device) {
+        mem.read_bytes(address(src), std::span<std::uint8_t>(to, bytes));
+    } else {
+        std::memmove(dst, src, bytes);
     }
-    default:
-        return record(cudaErrorInvalidMemcpyDirection);
-    }
+    return cudaSuccess;
 }
 
 cudaError_t runtime::memcpy_2d(void* dst, std::size_t dpitch, const void* src, std::size_t spitch,
@@ -412,6 +454,9 @@ cudaError_t runtime::memcpy_2d(void* dst, std::size_t dpitch, const void* src, s
 cudaError_t runtime::memset(void* dst, int value, std::size_t bytes) {
     if (bytes == 0) return cudaSuccess;
     if (host_block* b = host_block_of_(dst); b != nullptr && b->managed) {
+        const std::size_t at = reinterpret_cast<std::uintptr_t>(dst) -
+                               reinterpret_cast<std::uintptr_t>(b->base);
+        if (bytes > b->bytes - at) return record(cudaErrorInvalidValue);
         std::memset(dst, value, bytes);
         return cudaSuccess;
     }
@@ -715,7 +760,7 @@ cudaError_t runtime::function_attributes(cudaFuncAttributes* a, const void* host
     a->localSizeBytes = k.local_bytes();
     a->maxThreadsPerBlock = 1024;
     a->numRegs = static_cast<int>(k.regs_per_thread());
-    a->ptxVersion = m.ptx->version_major * 10 + m.ptx->version_minor;
+    a->ptxVersion = static_cast<int>(m.ptx->version_major * 10 + m.ptx->version_minor);
     a->binaryVersion = a->ptxVersion;
     a->maxDynamicSharedSizeBytes =
         static_cast<int>(dev_.params().shared_bytes - k.static_shared_bytes());

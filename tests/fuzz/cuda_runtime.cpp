@@ -1,0 +1,179 @@
+// Fuzz target: the memory calls of the CUDA runtime replacement (examples/cuda_runtime), as a
+// guest program would make them: cudaMalloc / cudaFree / cudaMallocManaged / cudaFreeHost,
+// cudaMemcpy in every direction, cudaMemset and cudaPointerGetAttributes, with sizes, offsets
+// and pointers taken from the input (valid, stale, misaligned and made up).
+//
+// Laws: no call crashes or throws; a call on a range inside a live allocation succeeds, one
+// that leaves every allocation fails with cudaErrorInvalidValue and changes nothing; device
+// contents always equal a shadow copy kept here; the runtime's live bytes are the sum of the
+// live allocations.
+#include "fuzz.hpp"
+
+#include "cuda_runtime/runtime.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <iterator>
+#include <map>
+#include <vector>
+
+namespace {
+
+using namespace warpkit;
+
+// Reads the input a byte or a little-endian word at a time; zeros past its end.
+struct reader {
+    const std::uint8_t* data;
+    std::size_t size;
+    std::size_t at = 0;
+    [[nodiscard]] bool more() const noexcept { return at < size; }
+    std::uint32_t byte() { return at < size ? data[at++] : 0; }
+    std::uint32_t word() { return byte() | byte() << 8 | byte() << 16; }
+};
+
+struct shadow {
+    std::vector<std::uint8_t> bytes;
+    bool managed = false;
+};
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    cudart::options o;
+    o.quiet = true;
+    cudart::runtime rt(o);
+    reader in{data, size};
+    std::map<std::uintptr_t, shadow> live; // by address
+    std::vector<std::uintptr_t> freed;
+    std::vector<std::uint8_t> host(1 << 16);
+    const auto pick = [&](std::uint32_t sel) -> std::uintptr_t {
+        if (!live.empty() && (sel & 3) != 3) {
+            auto it = live.begin();
+            std::advance(it, static_cast<std::ptrdiff_t>(sel % live.size()));
+            return it->first;
+        }
+        if (!freed.empty() && (sel & 4) != 0) return freed[sel % freed.size()];
+        return 0x1000'0000 + sel * 17; // made up
+    };
+    // The allocation holding [p, p + n), if any, and p's offset in it.
+    std::size_t at = 0;
+    const auto holder = [&](std::uintptr_t p, std::size_t n, std::size_t& offset) -> shadow* {
+        auto it = live.upper_bound(p);
+        if (it == live.begin()) return nullptr;
+        --it;
+        const std::size_t len = it->second.bytes.size();
+        offset = p - it->first;
+        return offset <= len && len - offset >= n ? &it->second : nullptr;
+    };
+    for (int ops = 0; ops < 48 && in.more(); ++ops) {
+        const std::uint32_t op = in.byte() % 8;
+        const std::uintptr_t base = pick(in.byte());
+        const std::size_t off = in.word() % 4096;
+        const std::size_t len = in.word() % (host.size() / 2);
+        const auto p = reinterpret_cast<void*>(base + off);
+        shadow* s = holder(base + off, len, at);
+        switch (op) {
+        case 0:
+        case 1: { // cudaMalloc / cudaMallocManaged
+            void* q = nullptr;
+            const cudaError_t e = op == 0 ? rt.malloc(&q, len) : rt.malloc_host(&q, len, true);
+            WARPKIT_FUZZ_LAW(e == cudaSuccess);
+            if (len == 0 && op == 0) {
+                WARPKIT_FUZZ_LAW(q == nullptr);
+                break;
+            }
+            WARPKIT_FUZZ_LAW(q != nullptr && live.count(reinterpret_cast<std::uintptr_t>(q)) == 0);
+            live[reinterpret_cast<std::uintptr_t>(q)] = {std::vector<std::uint8_t>(len, 0), op == 1};
+            if (op == 1) std::memset(q, 0, len); // managed memory: the program's own bytes
+            break;
+        }
+        case 2: { // cudaFree
+            const auto it = live.find(base + off);
+            const cudaError_t e = rt.free(p);
+            if (it != live.end() && !it->second.managed) {
+                WARPKIT_FUZZ_LAW(e == cudaSuccess);
+                freed.push_back(it->first);
+                live.erase(it);
+            } else if (it != live.end()) {
+                WARPKIT_FUZZ_LAW(e == cudaSuccess); // cudaFree of managed memory frees it
+                live.erase(it);
+            } else {
+                WARPKIT_FUZZ_LAW(e == cudaErrorInvalidValue || base + off == 0);
+            }
+            break;
+        }
+        case 3: { // host to device
+            for (std::size_t i = 0; i < len; ++i)
+                host[i] = static_cast<std::uint8_t>(in.byte() + i);
+            if (s != nullptr && s->managed) break; // the program writes managed memory itself
+            const cudaError_t e = rt.memcpy(p, host.data(), len, cudaMemcpyHostToDevice);
+            if (len == 0) break;
+            WARPKIT_FUZZ_LAW((e == cudaSuccess) == (s != nullptr));
+            if (s != nullptr)
+                std::memcpy(s->bytes.data() + at, host.data(), len);
+            break;
+        }
+        case 4: { // device to host
+            if (s != nullptr && s->managed) break;
+            const cudaError_t e = rt.memcpy(host.data(), p, len, cudaMemcpyDeviceToHost);
+            if (len == 0) break;
+            WARPKIT_FUZZ_LAW((e == cudaSuccess) == (s != nullptr));
+            if (s != nullptr)
+                WARPKIT_FUZZ_LAW(std::memcmp(host.data(), s->bytes.data() + at, len) == 0);
+            break;
+        }
+        case 5: { // device to device, from another allocation
+            const std::uintptr_t src = pick(in.byte());
+            std::size_t from_at = 0;
+            shadow* from = holder(src, len, from_at);
+            if ((s != nullptr && s->managed) || (from != nullptr && from->managed)) break;
+            const cudaError_t e =
+                rt.memcpy(p, reinterpret_cast<void*>(src), len, cudaMemcpyDeviceToDevice);
+            if (len == 0) break;
+            WARPKIT_FUZZ_LAW((e == cudaSuccess) == (s != nullptr && from != nullptr));
+            if (e == cudaSuccess) {
+                const std::vector<std::uint8_t> tmp(from->bytes.begin() +
+                                                        static_cast<std::ptrdiff_t>(from_at),
+                                                    from->bytes.begin() +
+                                                        static_cast<std::ptrdiff_t>(from_at + len));
+                std::memcpy(s->bytes.data() + at, tmp.data(), len);
+            }
+            break;
+        }
+        case 6: { // cudaMemset
+            const int value = static_cast<int>(in.byte());
+            if (s != nullptr && s->managed) break;
+            const cudaError_t e = rt.memset(p, value, len);
+            if (len == 0) break;
+            WARPKIT_FUZZ_LAW((e == cudaSuccess) == (s != nullptr));
+            if (s != nullptr)
+                std::memset(s->bytes.data() + at, value, len);
+            break;
+        }
+        default: { // cudaPointerGetAttributes
+            cudaPointerAttributes a{};
+            WARPKIT_FUZZ_LAW(rt.pointer_attributes(&a, p) == cudaSuccess);
+            std::size_t unused = 0;
+            const bool inside = holder(base + off, 1, unused) != nullptr;
+            if (inside)
+                WARPKIT_FUZZ_LAW(a.type == cudaMemoryTypeDevice ||
+                                 a.type == cudaMemoryTypeManaged);
+            break;
+        }
+        }
+        std::uint64_t bytes = 0;
+        for (const auto& [a, sh] : live)
+            if (!sh.managed) bytes += sh.bytes.size();
+        WARPKIT_FUZZ_LAW(rt.live_bytes() == bytes);
+    }
+    // Every live device allocation holds its shadow.
+    for (const auto& [a, sh] : live) {
+        if (sh.managed || sh.bytes.empty()) continue;
+        std::vector<std::uint8_t> back(sh.bytes.size());
+        WARPKIT_FUZZ_LAW(rt.memcpy(back.data(), reinterpret_cast<void*>(a), back.size(),
+                                   cudaMemcpyDeviceToHost) == cudaSuccess);
+        WARPKIT_FUZZ_LAW(back == sh.bytes);
+    }
+    return 0;
+}
