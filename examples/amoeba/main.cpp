@@ -5,7 +5,10 @@
 // Each subcommand is one add_* function below; main() only registers and dispatches them.
 #include "study.hpp"
 
+#include "../common/tool_main.hpp"
+
 #include <warpkit/core/error.hpp>
+#include <warpkit/core/file.hpp>
 #include <warpkit/reconfig/coefficient_file.hpp>
 #include <warpkit/reconfig/logistic_fit.hpp>
 #include <warpkit/reconfig/logistic_regression.hpp>
@@ -18,11 +21,9 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <functional>
 #include <iostream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -36,14 +37,6 @@ namespace rc = warpkit::reconfig;
 struct usage_error : warpkit::error {
     using warpkit::error::error;
 };
-
-std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw usage_error("cannot read '" + path + "'");
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 std::string_view trim(std::string_view s) {
     while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
@@ -72,7 +65,7 @@ struct predict_options {
 
 rc::logistic_regression load_coefficients(const std::string& which) {
     if (which == "table2") return rc::scalability_predictor::table2().to_model();
-    return rc::read_coefficients(read_file(which), which);
+    return rc::read_coefficients(warpkit::read_file(which), which);
 }
 
 // "key=value,..." -> one value per model input, in the model's order. Every input must be
@@ -176,7 +169,7 @@ struct train_options {
 };
 
 int run_train(const train_options& o) {
-    const auto set = rc::read_training_csv(read_file(o.data), o.data);
+    const auto set = rc::read_training_csv(warpkit::read_file(o.data), o.data);
     rc::fit_result r;
     try {
         r = rc::fit_logistic_regression(set, o.fit);
@@ -232,9 +225,7 @@ void add_train(CLI::App& app, std::function<int()>& run) {
     sub->callback([o, &run] { run = [o] { return run_train(*o); }; });
 }
 
-} // namespace
-
-int main(int argc, char** argv) {
+int tool_main(int argc, char** argv) {
     CLI::App app{"warpkit-amoeba: AMOEBA's scalability predictor (paper 002): whether a kernel "
                  "runs better on fused (scale-up) or baseline (scale-out) SMs"};
     app.require_subcommand(1);
@@ -251,20 +242,16 @@ int main(int argc, char** argv) {
     }
     try {
         return run();
-    } catch (const usage_error& e) {
-        std::cerr << "warpkit-amoeba: " << e.what() << '\n';
-        return 2;
-    } catch (const warpkit::parse_error& e) {
-        std::cerr << "warpkit-amoeba: " << e.what() << '\n';
-        return 2;
-    } catch (const warpkit::config_error& e) {
-        std::cerr << "warpkit-amoeba: " << e.what() << '\n';
-        return 2;
-    } catch (const warpkit::error& e) {
-        std::cerr << "warpkit-amoeba: " << e.what() << '\n';
-        return 1;
-    } catch (const std::exception& e) {
+    } catch (const warpkit::sim_error& e) {
+        // A run of 'study' that could not go on: exit code 1. Every other error (bad input,
+        // a file that cannot be read) reaches guarded_main: exit code 2.
         std::cerr << "warpkit-amoeba: " << e.what() << '\n';
         return 1;
     }
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    return example::guarded_main("warpkit-amoeba", [&] { return tool_main(argc, argv); });
 }

@@ -20,6 +20,7 @@
 #include "../common/study_kernels.hpp"
 
 #include <warpkit/core/error.hpp>
+#include <warpkit/core/file.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/stats.hpp>
 #include <warpkit/gpu/presets.hpp>
@@ -34,7 +35,6 @@
 #include <fstream>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -111,20 +111,13 @@ config_run run_on(const example::study_kernel& sk, const std::vector<std::string
 
 rc::scalability_predictor load_predictor(const std::string& which) {
     if (which == "table2") return rc::scalability_predictor::table2();
-    std::ifstream in(which, std::ios::binary);
-    if (!in) throw wk::error("cannot read '" + which + "'");
-    std::ostringstream s;
-    s << in.rdbuf();
-    return rc::scalability_predictor::from(rc::read_coefficients(s.str(), which));
+    return rc::scalability_predictor::from(rc::read_coefficients(wk::read_file(which), which));
 }
 
 // True when the PTX kernel uses instructions whose result depends on the warp's width.
 bool warp_width_dependent(const example::study_kernel& sk) {
     if (sk.kind != "ptx") return false;
-    std::ifstream in(sk.file, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    const std::string text = s.str();
+    const std::string text = wk::read_file(sk.file);
     for (const char* op : {"shfl.", "vote.", "match.", "redux.", "activemask"})
         if (text.find(op) != std::string::npos) return true;
     return false;

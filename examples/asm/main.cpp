@@ -1,5 +1,9 @@
 // warpkit-asm: assembles warpkit ISA text into a kernel image (paper 004's hex memory file)
 // or bare instruction words, and disassembles either back to text.
+#include "../common/tool_main.hpp"
+
+#include <warpkit/core/error.hpp>
+#include <warpkit/core/file.hpp>
 #include <warpkit/isa/assembler.hpp>
 #include <warpkit/isa/disassembler.hpp>
 #include <warpkit/isa/kernel_image.hpp>
@@ -19,9 +23,7 @@ namespace {
 
 std::string read_all(const std::string& path) {
     if (path == "-") return {std::istreambuf_iterator<char>(std::cin), {}};
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw warpkit::error("cannot open '" + path + "'");
-    return {std::istreambuf_iterator<char>(in), {}};
+    return warpkit::read_file(path);
 }
 
 // A hex file is a kernel image if it holds any entry wider than 32 bits (every image ends
@@ -43,9 +45,7 @@ bool looks_like_image(const std::string& text) {
     return false;
 }
 
-} // namespace
-
-int main(int argc, char** argv) {
+int tool_main(int argc, char** argv) {
     CLI::App app{"warpkit-asm: warpkit ISA assembler and disassembler"};
     std::string input = "-";
     std::string output = "-";
@@ -56,7 +56,11 @@ int main(int argc, char** argv) {
     app.add_option("-o,--output", output, "output file (- = stdout)");
     app.add_flag("--words", words, "emit only the instruction words, 8 hex digits per line");
     app.add_flag("-d,--disassemble", dis, "disassemble a kernel image or a word list");
-    CLI11_PARSE(app, argc, argv);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? 0 : 2;
+    }
 
     const std::string name = input == "-" ? "<stdin>" : input;
     try {
@@ -93,4 +97,10 @@ int main(int argc, char** argv) {
         return 2;
     }
     return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    return example::guarded_main("warpkit-asm", [&] { return tool_main(argc, argv); });
 }

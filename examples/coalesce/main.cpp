@@ -7,6 +7,8 @@
 // Output: one line `0xADDR SIZE` per transaction in issue order, then `transactions K`.
 #include "access_reader.hpp"
 
+#include "../common/tool_main.hpp"
+
 #include <warpkit/mem/cc13_coalescer.hpp>
 #include <warpkit/mem/line_coalescer.hpp>
 #include <warpkit/mem/sector_coalescer.hpp>
@@ -31,9 +33,7 @@ warpkit::mem::transaction_list<warp> run(const warp_access& a) {
     return out;
 }
 
-} // namespace
-
-int main(int argc, char** argv) {
+int tool_main(int argc, char** argv) {
     CLI::App app{"Coalesce one warp access read from stdin into memory transactions"};
     std::string arch = "fermi";
     app.add_option("--arch", arch, "coalescing rules: cc13, fermi (128-B lines) or sector (32 B)")
@@ -53,8 +53,14 @@ int main(int argc, char** argv) {
             std::printf("0x%llx %u\n", static_cast<unsigned long long>(t.addr), t.size);
         std::printf("transactions %zu\n", out.size());
         return 0;
-    } catch (const std::exception& e) {
+    } catch (const warpkit::error& e) {
         std::fprintf(stderr, "warpkit-coalesce: error: %s\n", e.what());
         return 2;
     }
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    return example::guarded_main("warpkit-coalesce", [&] { return tool_main(argc, argv); });
 }

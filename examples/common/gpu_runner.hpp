@@ -2,6 +2,7 @@
 // Shared by the examples that run kernels on GPU presets: load a kernel (assembly or image),
 // pick a preset by name at run time, run it, and print a readable report.
 
+#include <warpkit/core/file.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/stats.hpp>
 #include <warpkit/gpu/functional.hpp>
@@ -12,34 +13,18 @@
 #include <nlohmann/json.hpp>
 
 #include <array>
-#include <cerrno>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
-#include <iterator>
 #include <string>
-#include <system_error>
 #include <vector>
 
 namespace example {
 
-/// The bytes of file `path`; throws warpkit::error naming it and the reason when it cannot be
-/// read.
-inline std::string read_file(const std::string& path) {
-    errno = 0;
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw warpkit::error("cannot open '" + path +
-                             "': " + std::generic_category().message(errno != 0 ? errno : EIO));
-    std::string text{std::istreambuf_iterator<char>(in), {}};
-    if (in.bad()) throw warpkit::error("cannot read '" + path + "'");
-    return text;
-}
-
 /// A kernel from assembly (.s) or a kernel image (.hex). Throws parse_error (file:line:column)
-/// for malformed text and for a file without instructions.
+/// for malformed text and for a file without instructions, and warpkit::error "cannot read
+/// '<path>': <reason>" for a file that cannot be read (warpkit::read_file).
 inline warpkit::isa::program load_program(const std::string& path) {
-    const std::string text = read_file(path);
+    const std::string text = warpkit::read_file(path);
     const bool image = path.size() > 4 && path.substr(path.size() - 4) == ".hex";
     auto prog = image ? warpkit::isa::read_image(text, path) : warpkit::isa::assemble(text, path);
     if (prog.code.empty()) {

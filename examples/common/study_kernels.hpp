@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -35,19 +36,32 @@ struct study_kernel {
     [[nodiscard]] std::string label() const { return name + (kind == "ptx" ? ".ptx" : ".s"); }
 };
 
+namespace detail {
+/// Throws warpkit::error "cannot read <what> directory '<dir>': <reason>" unless `dir` is a
+/// directory.
+inline void require_directory(const std::string& dir, const std::string& what) {
+    const auto fail = [&](const std::string& why) {
+        throw warpkit::error("cannot read " + what + " directory '" + dir + "': " + why);
+    };
+    std::error_code ec;
+    const bool is_dir = std::filesystem::is_directory(dir, ec);
+    if (ec) fail(ec.message());
+    if (!is_dir) fail("not a directory");
+}
+} // namespace detail
+
 /// The *.s kernels of `isa_dir` and (with `ptx`) the *.ptx kernels of `cuda_dir` that have a
 /// launch file, ISA kernels first, each group by name.
 inline std::vector<study_kernel> find_kernels(const std::string& isa_dir,
                                               const std::string& cuda_dir, bool ptx) {
     namespace fs = std::filesystem;
     std::vector<study_kernel> out;
-    if (!fs::is_directory(isa_dir)) throw warpkit::error("no kernel directory '" + isa_dir + "'");
+    detail::require_directory(isa_dir, "kernel");
     for (const auto& e : fs::directory_iterator(isa_dir))
         if (e.path().extension() == ".s")
             out.push_back({e.path().stem().string(), "isa", e.path(), {}});
     if (ptx) {
-        if (!fs::is_directory(cuda_dir))
-            throw warpkit::error("no CUDA kernel directory '" + cuda_dir + "'");
+        detail::require_directory(cuda_dir, "CUDA kernel");
         for (const auto& e : fs::directory_iterator(cuda_dir)) {
             if (e.path().extension() != ".ptx") continue;
             fs::path launch = e.path();

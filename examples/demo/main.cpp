@@ -2,6 +2,7 @@
 // kernel runs through the timing model; its device memory afterwards is compared with a
 // functional run of the same kernel, and a short report per kernel follows.
 #include "../common/gpu_runner.hpp"
+#include "../common/tool_main.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -12,7 +13,9 @@
 #include <string>
 #include <vector>
 
-int main(int argc, char** argv) {
+namespace {
+
+int tool_main(int argc, char** argv) {
     CLI::App app{"warpkit-demo: bundled kernels on a warpkit GPU preset"};
     std::string preset = "fermi_gtx480";
     std::string dir = "examples/kernels";
@@ -20,14 +23,18 @@ int main(int argc, char** argv) {
     app.add_option("--preset", preset, "fermi_gtx480, tesla_seed004 or amoeba_48");
     app.add_option("--kernels", dir, "directory of kernel assembly files (*.s)");
     app.add_option("--set", overrides, "override a preset parameter: key=value (repeatable)");
-    CLI11_PARSE(app, argc, argv);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? 0 : 2;
+    }
 
     try {
         std::vector<std::string> files;
         std::error_code ec;
         for (const auto& e : std::filesystem::directory_iterator(dir, ec))
             if (e.path().extension() == ".s") files.push_back(e.path().string());
-        if (ec) throw warpkit::error("cannot read kernel directory '" + dir + "'");
+        if (ec) throw warpkit::error("cannot read kernel directory '" + dir + "': " + ec.message());
         std::sort(files.begin(), files.end());
         if (files.empty()) throw warpkit::error("no kernels (*.s) in '" + dir + "'");
 
@@ -63,4 +70,10 @@ int main(int argc, char** argv) {
         std::cerr << "warpkit-demo: " << e.what() << '\n';
         return 2;
     }
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    return example::guarded_main("warpkit-demo", [&] { return tool_main(argc, argv); });
 }

@@ -13,6 +13,7 @@
 // without sharing; a difference is reported and makes the exit status 1.
 #include "../common/gpu_runner.hpp"
 #include "../common/study_kernels.hpp"
+#include "../common/tool_main.hpp"
 #include "energy.hpp"
 
 #include <warpkit/core/error.hpp>
@@ -199,9 +200,7 @@ std::vector<std::uint32_t> parse_sizes(const std::string& text) {
     return out;
 }
 
-} // namespace
-
-int main(int argc, char** argv) {
+int tool_main(int argc, char** argv) {
     CLI::App app{"warpkit-fs: dynamic front-end sharing (paper 000) on the GTX480 preset"};
     std::string isa_dir = "examples/kernels";
     std::string cuda_dir = "examples/cuda";
@@ -239,8 +238,11 @@ int main(int argc, char** argv) {
     } catch (const wk::error& e) {
         std::cerr << "warpkit-fs: " << e.what() << '\n';
         return 2;
-    } catch (const std::exception& e) {
-        std::cerr << "warpkit-fs: " << e.what() << '\n';
-        return 2;
     }
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    return example::guarded_main("warpkit-fs", [&] { return tool_main(argc, argv); });
 }

@@ -8,7 +8,10 @@
 // The trace (stdin by default) has one character per cycle: '1' when an instruction for the
 // unit arrives, '0' when none does; whitespace is ignored. Arrivals queue and the unit serves
 // one per cycle while powered on. `adaptive` is naive Blackout with adaptive idle-detect.
+#include "../common/tool_main.hpp"
+
 #include <warpkit/core/error.hpp>
+#include <warpkit/core/file.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/gating/adaptive_idle_detect.hpp>
 #include <warpkit/gating/conventional.hpp>
@@ -20,11 +23,9 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
-#include <fstream>
 #include <iostream>
 #include <iterator>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -94,9 +95,7 @@ nlohmann::ordered_json report(const std::string& policy, const gating::replay_re
     return j;
 }
 
-} // namespace
-
-int main(int argc, char** argv) {
+int tool_main(int argc, char** argv) {
     CLI::App app{"Replay one execution unit's demand trace (one 0/1 character per cycle) "
                  "through a power-gating policy; prints JSON."};
     std::string trace_file;
@@ -127,14 +126,7 @@ int main(int argc, char** argv) {
         if (trace_file.empty()) {
             text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
         } else {
-            std::ifstream in(trace_file, std::ios::binary);
-            if (!in) {
-                std::cerr << "warpkit-gating: cannot open trace file '" << trace_file << "'\n";
-                return 2;
-            }
-            std::ostringstream buf;
-            buf << in.rdbuf();
-            text = buf.str();
+            text = warpkit::read_file(trace_file);
             source = trace_file;
         }
         const auto arrivals = gating::parse_demand_trace(text, source);
@@ -144,11 +136,14 @@ int main(int argc, char** argv) {
     } catch (const warpkit::config_error& e) {
         std::cerr << "warpkit-gating: " << flag_of(e.field()) << ": " << e.what() << "\n";
         return 2;
-    } catch (const warpkit::parse_error& e) {
-        std::cerr << "warpkit-gating: " << e.what() << "\n";
-        return 2;
-    } catch (const std::exception& e) {
+    } catch (const warpkit::error& e) {
         std::cerr << "warpkit-gating: " << e.what() << "\n";
         return 2;
     }
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    return example::guarded_main("warpkit-gating", [&] { return tool_main(argc, argv); });
 }

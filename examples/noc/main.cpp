@@ -10,7 +10,9 @@
 //   warpkit-noc --encode inst|mem|ctrl field=value ...   prints the packet as 0x + hex
 //   warpkit-noc --decode inst|mem|ctrl 0xHEX             prints name=value lines
 //
-// Bad input: a message on stderr and exit code 2.
+// Bad input: a message on stderr and exit code 2; a run that cannot go on (sim_error): 1.
+#include "../common/tool_main.hpp"
+
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/rng.hpp>
 #include <warpkit/noc/cluster_packet.hpp>
@@ -303,9 +305,7 @@ int sweep_mode(const options& o) {
     throw usage_error("--topology must be mesh, crossbar or ideal, got '" + o.topology + "'");
 }
 
-} // namespace
-
-int main(int argc, char** argv) {
+int tool_main(int argc, char** argv) {
     CLI::App app{"warpkit-noc: BookSim-style synthetic traffic sweeps of warpkit's networks, "
                  "and paper 000's cluster packets as bits"};
     options o;
@@ -378,8 +378,14 @@ int main(int argc, char** argv) {
     } catch (const usage_error& e) {
         std::cerr << "warpkit-noc: " << e.what() << '\n';
         return 2;
-    } catch (const std::exception& e) {
+    } catch (const warpkit::sim_error& e) {
         std::cerr << "warpkit-noc: " << e.what() << '\n';
         return 1;
     }
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    return example::guarded_main("warpkit-noc", [&] { return tool_main(argc, argv); });
 }

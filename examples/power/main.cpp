@@ -8,8 +8,10 @@
 #include "gpu_activity.hpp"
 
 #include "../common/gpu_runner.hpp"
+#include "../common/tool_main.hpp"
 
 #include <warpkit/core/error.hpp>
+#include <warpkit/core/file.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/gpu/functional.hpp>
 #include <warpkit/power/calibration_csv.hpp>
@@ -66,7 +68,7 @@ std::vector<std::string> kernel_files(const std::vector<std::string>& kernels,
         std::error_code ec;
         for (const auto& e : std::filesystem::directory_iterator(dir, ec))
             if (e.path().extension() == ".s") files.push_back(e.path().string());
-        if (ec) throw warpkit::error("cannot read kernel directory '" + dir + "'");
+        if (ec) throw warpkit::error("cannot read kernel directory '" + dir + "': " + ec.message());
         std::sort(files.begin(), files.end());
         if (files.empty()) throw warpkit::error("no kernels (*.s) in '" + dir + "'");
     }
@@ -139,10 +141,7 @@ group_shares shares_of(const wp::energy_account& e) {
 }
 
 int cmd_fit_constant(const std::string& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw warpkit::error("cannot open '" + file + "'");
-    const std::string text{std::istreambuf_iterator<char>(in), {}};
-    const auto pts = wp::read_frequency_points(text, file);
+    const auto pts = wp::read_frequency_points(warpkit::read_file(file), file);
     const auto fit = wp::fit_constant_power(pts.first, pts.second);
     std::printf("k %.10g\nP_const %.10g\n", fit.k, fit.p_const);
     std::fprintf(stderr, "r^2 %.6f over %zu points\n", fit.r_squared, pts.first.size());
@@ -283,9 +282,7 @@ int cmd_dvfs(const std::string& preset, const std::vector<std::string>& kernels,
     return 0;
 }
 
-} // namespace
-
-int main(int argc, char** argv) {
+int tool_main(int argc, char** argv) {
     CLI::App app{"warpkit-power: GPUWattch-style power model, calibration, DVFS"};
     app.require_subcommand(1);
 
@@ -356,9 +353,12 @@ int main(int argc, char** argv) {
     } catch (const warpkit::error& e) {
         std::cerr << "warpkit-power: " << e.what() << '\n';
         return 2;
-    } catch (const std::exception& e) {
-        std::cerr << "warpkit-power: " << e.what() << '\n';
-        return 2;
     }
     return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    return example::guarded_main("warpkit-power", [&] { return tool_main(argc, argv); });
 }

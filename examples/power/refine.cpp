@@ -3,27 +3,19 @@
 #include "commands.hpp"
 
 #include <warpkit/core/error.hpp>
+#include <warpkit/core/file.hpp>
 #include <warpkit/power/calibration.hpp>
 #include <warpkit/power/calibration_csv.hpp>
 
 #include <cstdio>
-#include <fstream>
-#include <iterator>
 #include <string>
 
 namespace example {
 
-namespace {
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw warpkit::error("cannot open '" + path + "'");
-    return {std::istreambuf_iterator<char>(in), {}};
-}
-} // namespace
-
 int run_refine(const std::string& activity_file, const std::string& measured_file) {
-    const auto problem = warpkit::power::read_lse_problem(slurp(activity_file), activity_file,
-                                                          slurp(measured_file), measured_file);
+    const auto problem =
+        warpkit::power::read_lse_problem(warpkit::read_file(activity_file), activity_file,
+                                         warpkit::read_file(measured_file), measured_file);
     const auto r = warpkit::power::refine(problem);
     for (std::size_t c = 0; c < problem.cols(); ++c)
         std::printf("%s %.10g\n", problem.names[c].c_str(), r.x[c]);

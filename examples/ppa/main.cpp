@@ -1,5 +1,7 @@
 // warpkit-ppa: area and power of one multiprocessor versus its SPs (paper 004, Chapter 5),
 // from the analytic model calibrated to Table 5.3, and where more SMs beat wider SMs.
+#include "../common/tool_main.hpp"
+
 #include <warpkit/core/params.hpp>
 #include <warpkit/ppa/sm_scaling.hpp>
 
@@ -10,12 +12,18 @@
 #include <string>
 #include <vector>
 
-int main(int argc, char** argv) {
+namespace {
+
+int tool_main(int argc, char** argv) {
     CLI::App app{"warpkit-ppa: multiprocessor area and power versus streaming processors"};
     std::vector<std::string> overrides;
     app.add_option("--set", overrides,
                    "override a calibration target, e.g. area_gain_pct[1]=80 (repeatable)");
-    CLI11_PARSE(app, argc, argv);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? 0 : 2;
+    }
     try {
         warpkit::ppa::scaling_targets t;
         warpkit::apply_overrides(t, overrides);
@@ -50,4 +58,10 @@ int main(int argc, char** argv) {
         return 2;
     }
     return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    return example::guarded_main("warpkit-ppa", [&] { return tool_main(argc, argv); });
 }

@@ -8,6 +8,7 @@
 //   warpkit-run --ptx file.ptx --check [--entry NAME]          parse and prepare, run nothing
 //   common: [--set key=value]... [--json stats.json] [--print-params]
 #include "../common/gpu_runner.hpp"
+#include "../common/tool_main.hpp"
 
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/params.hpp>
@@ -124,9 +125,7 @@ void run_ptx(const std::string& preset, const std::string& ptx_file, const std::
     write_json(json_out, j);
 }
 
-} // namespace
-
-int main(int argc, char** argv) {
+int tool_main(int argc, char** argv) {
     CLI::App app{"warpkit-run: run a kernel on a warpkit GPU preset"};
     std::string preset = "fermi_gtx480";
     std::string kernel;
@@ -167,7 +166,11 @@ int main(int argc, char** argv) {
     app.add_option("--json", json_out, "write params and stats as JSON to this file");
     app.add_flag("--print-params", print_params, "print the preset's parameters");
     isa->excludes(ptx);
-    CLI11_PARSE(app, argc, argv);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? 0 : 2;
+    }
 
     try {
         if (!ptx_file.empty()) {
@@ -201,4 +204,10 @@ int main(int argc, char** argv) {
         return 2;
     }
     return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    return example::guarded_main("warpkit-run", [&] { return tool_main(argc, argv); });
 }

@@ -9,6 +9,8 @@
 // SP1: latency 4, initiation interval 1, paper 003 Section 3.1), one SFU group (latency 16,
 // a warp every 8 cycles: 4 SFUs for 32 threads), one LD/ST group (a warp every 2 cycles:
 // 16 units) whose loads return after a fixed memory latency and are long-latency results.
+#include "../common/tool_main.hpp"
+
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/histogram.hpp>
 #include <warpkit/core/rng.hpp>
@@ -269,9 +271,7 @@ void report(const std::string& name, const run_result& r, const options& o) {
     std::printf("scheduler stats: %s\n", r.stats.c_str());
 }
 
-} // namespace
-
-int main(int argc, char** argv) {
+int tool_main(int argc, char** argv) {
     options o;
     CLI::App app{"Replay a synthetic instruction mix through each warp scheduler and print issue "
                  "order and per-unit idle-period statistics"};
@@ -352,4 +352,10 @@ int main(int argc, char** argv) {
         return 2;
     }
     return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    return example::guarded_main("warpkit-schedulers", [&] { return tool_main(argc, argv); });
 }

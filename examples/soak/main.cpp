@@ -8,6 +8,7 @@
 //   warpkit-soak [--cycles N] [--preset NAME]... [--kernels DIR] [--set key=value]...
 //                [--max-growth-mb MB]
 #include "../common/gpu_runner.hpp"
+#include "../common/tool_main.hpp"
 #include "../power/gpu_activity.hpp"
 
 #include <warpkit/gpu/invariants.hpp>
@@ -137,9 +138,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-} // namespace
-
-int main(int argc, char** argv) {
+int tool_main(int argc, char** argv) {
     CLI::App app{"warpkit-soak: kernels back to back on every preset, invariants checked after "
                  "each run, memory use reported"};
     std::uint64_t budget = 100'000'000;
@@ -155,7 +154,11 @@ int main(int argc, char** argv) {
     app.add_option("--max-growth-mb", max_growth_mb,
                    "fail when a preset's resident memory grows by more than this from its warm "
                    "point to its end (0: report only)");
-    CLI11_PARSE(app, argc, argv);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? 0 : 2;
+    }
 
     try {
         if (presets.empty())
@@ -165,7 +168,7 @@ int main(int argc, char** argv) {
         std::error_code ec;
         for (const auto& e : std::filesystem::directory_iterator(dir, ec))
             if (e.path().extension() == ".s") paths.push_back(e.path().string());
-        if (ec) throw wk::error("cannot read kernel directory '" + dir + "'");
+        if (ec) throw wk::error("cannot read kernel directory '" + dir + "': " + ec.message());
         std::sort(paths.begin(), paths.end());
         if (paths.empty()) throw wk::error("no kernels (*.s) in '" + dir + "'");
         std::vector<kernel_file> files;
@@ -225,8 +228,16 @@ int main(int argc, char** argv) {
             return 1;
         }
         return 0;
-    } catch (const wk::error& e) {
+    } catch (const wk::sim_error& e) {
+        // A broken identity or a run that could not go on: the soak failed (exit code 1).
+        // Bad input (an unknown preset, an unreadable kernel) reaches guarded_main: exit 2.
         std::cerr << "warpkit-soak: " << e.what() << '\n';
         return 1;
     }
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    return example::guarded_main("warpkit-soak", [&] { return tool_main(argc, argv); });
 }

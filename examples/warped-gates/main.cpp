@@ -13,6 +13,8 @@
 //                        [--csv | --json]
 #include "study.hpp"
 
+#include "../common/tool_main.hpp"
+
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/stats.hpp>
@@ -282,9 +284,7 @@ void print_table(const std::vector<mix_result>& mixes, const study::setup& s) {
                 "unit leak: INT + FP leakage energy saved, power model)\n");
 }
 
-} // namespace
-
-int main(int argc, char** argv) {
+int tool_main(int argc, char** argv) {
     CLI::App app{"The Warped Gates evaluation (ConvPG, GATES, Naive / Coordinated Blackout, "
                  "Warped Gates) on synthetic instruction mixes, one SM."};
     std::vector<std::string> mix_names;
@@ -336,10 +336,7 @@ int main(int argc, char** argv) {
             wk::validate(m.workload);
             mixes.push_back(std::move(m));
         }
-    } catch (const wk::config_error& e) {
-        std::cerr << "warpkit-warped-gates: " << e.what() << "\n";
-        return 2;
-    } catch (const std::exception& e) {
+    } catch (const wk::error& e) {
         std::cerr << "warpkit-warped-gates: " << e.what() << "\n";
         return 2;
     }
@@ -349,7 +346,7 @@ int main(int argc, char** argv) {
     } catch (const wk::config_error& e) {
         std::cerr << "warpkit-warped-gates: " << e.what() << "\n";
         return 2;
-    } catch (const std::exception& e) {
+    } catch (const wk::sim_error& e) {
         std::cerr << "warpkit-warped-gates: simulation failed: " << e.what() << "\n";
         return 1;
     }
@@ -360,4 +357,10 @@ int main(int argc, char** argv) {
     else
         print_table(mixes, s);
     return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    return example::guarded_main("warpkit-warped-gates", [&] { return tool_main(argc, argv); });
 }

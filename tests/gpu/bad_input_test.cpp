@@ -197,7 +197,9 @@ TEST_CASE("examples' kernel loader: missing and empty files, unknown presets, ze
     const temp_dir dir;
     const std::string absent = (dir.path / "absent.s").string();
     CHECK(thrown<error>([&] { (void)example::load_program(absent); }) ==
-          "cannot open '" + absent + "': No such file or directory");
+          "cannot read '" + absent + "': No such file or directory");
+    CHECK(thrown<error>([&] { (void)example::load_program(dir.path.string()); }) ==
+          "cannot read '" + dir.path.string() + "': it is a directory");
     const std::string empty_s = dir.write("empty.s", "");
     CHECK(thrown<parse_error>([&] { (void)example::load_program(empty_s); }) ==
           empty_s + ":1:1: no instructions (a kernel needs at least EXIT)");
