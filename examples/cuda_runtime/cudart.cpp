@@ -12,12 +12,20 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <mutex>
 #include <new>
 #include <string>
 
 using warpkit::cudart::runtime;
 
 namespace {
+
+// Calls from several host threads take turns (the runtime is one state machine); a host
+// function or callback that calls back in on the same thread holds the lock already.
+std::unique_lock<std::recursive_mutex> serialise() {
+    static std::recursive_mutex m;
+    return std::unique_lock<std::recursive_mutex>(m);
+}
 
 runtime& rt() {
     static runtime* r = [] {
@@ -126,6 +134,7 @@ extern "C" {
 // --- registration (called by nvcc's host code) ----------------------------------------------
 
 void** __cudaRegisterFatBinary(void* fatCubin) {
+    const auto lock = serialise();
     try {
         return rt().register_fatbin(fatCubin);
     } catch (const std::exception& e) {
@@ -136,11 +145,16 @@ void** __cudaRegisterFatBinary(void* fatCubin) {
 
 void __cudaRegisterFatBinaryEnd(void** /*fatCubinHandle*/) {}
 
-void __cudaUnregisterFatBinary(void** fatCubinHandle) { rt().unregister_fatbin(fatCubinHandle); }
+void __cudaUnregisterFatBinary(void** fatCubinHandle) {
+    const auto lock = serialise();
+    rt().unregister_fatbin(fatCubinHandle);
+}
+
 
 void __cudaRegisterFunction(void** fatCubinHandle, const char* hostFun, char* /*deviceFun*/,
                             const char* deviceName, int /*thread_limit*/, uint3* /*tid*/,
                             uint3* /*bid*/, dim3* /*bDim*/, dim3* /*gDim*/, int* /*wSize*/) {
+    const auto lock = serialise();
     try {
         rt().register_function(fatCubinHandle, hostFun, deviceName);
     } catch (const std::exception& e) {
@@ -152,6 +166,7 @@ void __cudaRegisterFunction(void** fatCubinHandle, const char* hostFun, char* /*
 void __cudaRegisterVar(void** fatCubinHandle, char* hostVar, char* /*deviceAddress*/,
                        const char* deviceName, int /*ext*/, size_t size, int constant,
                        int /*global*/) {
+    const auto lock = serialise();
     try {
         rt().register_variable(fatCubinHandle, hostVar, deviceName, size, constant != 0);
     } catch (const std::exception& e) {
@@ -163,6 +178,7 @@ void __cudaRegisterVar(void** fatCubinHandle, char* hostVar, char* /*deviceAddre
 void __cudaRegisterManagedVar(void** /*fatCubinHandle*/, void** /*hostVarPtrAddress*/,
                               char* /*deviceAddress*/, const char* deviceName, int /*ext*/,
                               size_t /*size*/, int /*constant*/, int /*global*/) {
+    const auto lock = serialise();
     runtime::say(std::string("__managed__ variable `") + deviceName +
                  "` is not supported (allocate with cudaMallocManaged instead)");
 }
@@ -171,12 +187,14 @@ char __cudaInitModule(void** /*fatCubinHandle*/) { return 1; }
 
 unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
                                      struct CUstream_st* stream) {
+    const auto lock = serialise();
     rt().call_stack.push_back({gridDim, blockDim, sharedMem, stream});
     return 0;
 }
 
 cudaError_t __cudaPopCallConfiguration(dim3* gridDim, dim3* blockDim, size_t* sharedMem,
                                        void* stream) {
+    const auto lock = serialise();
     auto& stack = rt().call_stack;
     if (stack.empty()) return rt().record(cudaErrorMissingConfiguration);
     const auto c = stack.back();
@@ -189,6 +207,7 @@ cudaError_t __cudaPopCallConfiguration(dim3* gridDim, dim3* blockDim, size_t* sh
 }
 
 cudaError_t __cudaGetKernel(cudaKernel_t* kernel, const void* func) {
+    const auto lock = serialise();
     auto* f = rt().function_of(func);
     if (f == nullptr) return rt().record(cudaErrorInvalidDeviceFunction);
     *kernel = reinterpret_cast<cudaKernel_t>(f);
@@ -197,6 +216,7 @@ cudaError_t __cudaGetKernel(cudaKernel_t* kernel, const void* func) {
 
 cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args,
                                size_t sharedMem, cudaStream_t stream) {
+    const auto lock = serialise();
     return guarded("kernel launch", [&] {
         return launch_common(reinterpret_cast<warpkit::cudart::function_record*>(kernel), gridDim,
                              blockDim, args, sharedMem, stream);
@@ -205,11 +225,13 @@ cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
 
 cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args,
                                     size_t sharedMem, cudaStream_t stream) {
+    const auto lock = serialise();
     return __cudaLaunchKernel(kernel, gridDim, blockDim, args, sharedMem, stream);
 }
 
 cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args,
                              size_t sharedMem, cudaStream_t stream) {
+    const auto lock = serialise();
     return guarded("cudaLaunchKernel", [&] {
         return launch_common(rt().function_of(func), gridDim, blockDim, args, sharedMem, stream);
     });
@@ -218,31 +240,44 @@ cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void
 // --- errors ---------------------------------------------------------------------------------
 
 const char* cudaGetErrorString(cudaError_t error) {
+    const auto lock = serialise();
     const auto* t = find_error(error);
     return t != nullptr ? t->text : "unrecognized error code";
 }
 
 const char* cudaGetErrorName(cudaError_t error) {
+    const auto lock = serialise();
     const auto* t = find_error(error);
     return t != nullptr ? t->name : "cudaErrorUnknown";
 }
 
-cudaError_t cudaGetLastError(void) { return rt().take_last(); }
-cudaError_t cudaPeekAtLastError(void) { return rt().peek_last(); }
+cudaError_t cudaGetLastError(void) {
+    const auto lock = serialise();
+    return rt().take_last();
+}
+
+cudaError_t cudaPeekAtLastError(void) {
+    const auto lock = serialise();
+    return rt().peek_last();
+}
+
 
 // --- device management ----------------------------------------------------------------------
 
 cudaError_t cudaGetDeviceCount(int* count) {
+    const auto lock = serialise();
     if (count == nullptr) return rt().record(cudaErrorInvalidValue);
     *count = 1;
     return cudaSuccess;
 }
 
 cudaError_t cudaSetDevice(int device) {
+    const auto lock = serialise();
     return device == 0 ? cudaSuccess : rt().record(cudaErrorInvalidDevice);
 }
 
 cudaError_t cudaGetDevice(int* device) {
+    const auto lock = serialise();
     if (device == nullptr) return rt().record(cudaErrorInvalidValue);
     *device = 0;
     return cudaSuccess;
@@ -251,6 +286,7 @@ cudaError_t cudaGetDevice(int* device) {
 cudaError_t cudaSetDeviceFlags(unsigned int /*flags*/) { return cudaSuccess; }
 
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
+    const auto lock = serialise();
     if (prop == nullptr) return rt().record(cudaErrorInvalidValue);
     if (device != 0) return rt().record(cudaErrorInvalidDevice);
     rt().properties(*prop);
@@ -258,22 +294,33 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
 }
 
 cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) {
+    const auto lock = serialise();
     if (device != 0) return rt().record(cudaErrorInvalidDevice);
     return rt().record(rt().attribute(value, attr));
 }
 
-cudaError_t cudaDeviceSynchronize(void) { return rt().sticky(); }
-cudaError_t cudaThreadSynchronize(void) { return rt().sticky(); }
+cudaError_t cudaDeviceSynchronize(void) {
+    const auto lock = serialise();
+    return rt().sticky();
+}
+
+cudaError_t cudaThreadSynchronize(void) {
+    const auto lock = serialise();
+    return rt().sticky();
+}
+
 
 cudaError_t cudaDeviceReset(void) { return cudaSuccess; }
 
 cudaError_t cudaDriverGetVersion(int* version) {
+    const auto lock = serialise();
     if (version == nullptr) return rt().record(cudaErrorInvalidValue);
     *version = CUDART_VERSION;
     return cudaSuccess;
 }
 
 cudaError_t cudaRuntimeGetVersion(int* version) {
+    const auto lock = serialise();
     if (version == nullptr) return rt().record(cudaErrorInvalidValue);
     *version = CUDART_VERSION;
     return cudaSuccess;
@@ -282,6 +329,7 @@ cudaError_t cudaRuntimeGetVersion(int* version) {
 cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache /*config*/) { return cudaSuccess; }
 
 cudaError_t cudaFuncSetCacheConfig(const void* func, cudaFuncCache /*config*/) {
+    const auto lock = serialise();
     auto* f = rt().function_of(func);
     if (f == nullptr) return rt().record(cudaErrorInvalidDeviceFunction);
     ++f->cache_config_calls; // the simulated L1 / shared split is the preset's
@@ -289,11 +337,13 @@ cudaError_t cudaFuncSetCacheConfig(const void* func, cudaFuncCache /*config*/) {
 }
 
 cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) {
+    const auto lock = serialise();
     return guarded("cudaFuncGetAttributes", [&] { return rt().function_attributes(attr, func); });
 }
 
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const void* func,
                                                           int blockSize, size_t dynamicSMemSize) {
+    const auto lock = serialise();
     return guarded("cudaOccupancyMaxActiveBlocksPerMultiprocessor",
                    [&] { return rt().occupancy(numBlocks, func, blockSize, dynamicSMemSize); });
 }
@@ -303,11 +353,13 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlock
                                                                    int blockSize,
                                                                    size_t dynamicSMemSize,
                                                                    unsigned int /*flags*/) {
+    const auto lock = serialise();
     return cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize,
                                                          dynamicSMemSize);
 }
 
 cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int value) {
+    const auto lock = serialise();
     auto* f = rt().function_of(func);
     if (f == nullptr) return rt().record(cudaErrorInvalidDeviceFunction);
     if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize &&
@@ -317,6 +369,7 @@ cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int v
 }
 
 cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
+    const auto lock = serialise();
     if (limit != cudaLimitStackSize && limit != cudaLimitPrintfFifoSize &&
         limit != cudaLimitMallocHeapSize)
         return rt().unsupported("cudaDeviceSetLimit", "only stack, printf and heap sizes");
@@ -325,6 +378,7 @@ cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
 }
 
 cudaError_t cudaDeviceGetLimit(size_t* pValue, cudaLimit limit) {
+    const auto lock = serialise();
     if (pValue == nullptr) return rt().record(cudaErrorInvalidValue);
     const auto it = rt().limits.find(limit);
     if (it == rt().limits.end())
@@ -334,11 +388,13 @@ cudaError_t cudaDeviceGetLimit(size_t* pValue, cudaLimit limit) {
 }
 
 cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr) {
+    const auto lock = serialise();
     return guarded("cudaPointerGetAttributes",
                    [&] { return rt().pointer_attributes(attributes, ptr); });
 }
 
 cudaError_t cudaMemGetInfo(size_t* free, size_t* total) {
+    const auto lock = serialise();
     if (free == nullptr || total == nullptr) return rt().record(cudaErrorInvalidValue);
     *total = static_cast<size_t>(rt().params().device_memory_mb << 20);
     *free = *total - static_cast<size_t>(rt().live_bytes());
@@ -348,48 +404,58 @@ cudaError_t cudaMemGetInfo(size_t* free, size_t* total) {
 // --- memory ---------------------------------------------------------------------------------
 
 cudaError_t cudaMalloc(void** devPtr, size_t size) {
+    const auto lock = serialise();
     return guarded("cudaMalloc", [&] { return rt().malloc(devPtr, size); });
 }
 
 cudaError_t cudaFree(void* devPtr) {
+    const auto lock = serialise();
     return guarded("cudaFree", [&] { return rt().free(devPtr); });
 }
 
 cudaError_t cudaMallocPitch(void** devPtr, size_t* pitch, size_t width, size_t height) {
+    const auto lock = serialise();
     if (pitch == nullptr) return rt().record(cudaErrorInvalidValue);
     *pitch = (width + 255) / 256 * 256;
     return guarded("cudaMallocPitch", [&] { return rt().malloc(devPtr, *pitch * height); });
 }
 
 cudaError_t cudaMallocHost(void** ptr, size_t size) {
+    const auto lock = serialise();
     return guarded("cudaMallocHost", [&] { return rt().malloc_host(ptr, size, false); });
 }
 
 cudaError_t cudaHostAlloc(void** pHost, size_t size, unsigned int /*flags*/) {
+    const auto lock = serialise();
     return guarded("cudaHostAlloc", [&] { return rt().malloc_host(pHost, size, false); });
 }
 
 cudaError_t cudaFreeHost(void* ptr) {
+    const auto lock = serialise();
     return guarded("cudaFreeHost", [&] { return rt().free_host(ptr); });
 }
 
 cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned int /*flags*/) {
+    const auto lock = serialise();
     return guarded("cudaMallocManaged", [&] { return rt().malloc_host(devPtr, size, true); });
 }
 
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind) {
+    const auto lock = serialise();
     if (rt().sticky() != cudaSuccess) return rt().record(rt().sticky());
     return guarded("cudaMemcpy", [&] { return rt().memcpy(dst, src, count, kind); });
 }
 
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
                             cudaStream_t stream) {
+    const auto lock = serialise();
     if (!valid(stream)) return rt().record(cudaErrorInvalidResourceHandle);
     return cudaMemcpy(dst, src, count, kind);
 }
 
 cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
                          size_t height, cudaMemcpyKind kind) {
+    const auto lock = serialise();
     return guarded("cudaMemcpy2D", [&] {
         return rt().memcpy_2d(dst, dpitch, src, spitch, width, height, kind);
     });
@@ -398,11 +464,13 @@ cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitc
 cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
                               size_t width, size_t height, cudaMemcpyKind kind,
                               cudaStream_t stream) {
+    const auto lock = serialise();
     if (!valid(stream)) return rt().record(cudaErrorInvalidResourceHandle);
     return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
 }
 
 cudaError_t cudaMemset2D(void* devPtr, size_t pitch, int value, size_t width, size_t height) {
+    const auto lock = serialise();
     if (width > pitch) return rt().record(cudaErrorInvalidPitchValue);
     for (size_t row = 0; row < height; ++row)
         if (const cudaError_t e = cudaMemset(static_cast<char*>(devPtr) + row * pitch, value, width);
@@ -412,11 +480,13 @@ cudaError_t cudaMemset2D(void* devPtr, size_t pitch, int value, size_t width, si
 }
 
 cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t hStream) {
+    const auto lock = serialise();
     if (!valid(hStream)) return rt().record(cudaErrorInvalidResourceHandle);
     return cudaMalloc(devPtr, size);
 }
 
 cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t hStream) {
+    const auto lock = serialise();
     if (!valid(hStream)) return rt().record(cudaErrorInvalidResourceHandle);
     return cudaFree(devPtr);
 }
@@ -425,35 +495,42 @@ cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t hStream) {
 cudaError_t cudaMemPrefetchAsync(const void* /*devPtr*/, size_t /*count*/,
                                  cudaMemLocation /*location*/, unsigned int /*flags*/,
                                  cudaStream_t stream) {
+    const auto lock = serialise();
     if (!valid(stream)) return rt().record(cudaErrorInvalidResourceHandle);
     return cudaSuccess;
 }
 
 cudaError_t cudaMemAdvise(const void* /*devPtr*/, size_t /*count*/, cudaMemoryAdvise /*advice*/,
                           cudaMemLocation /*location*/) {
+    const auto lock = serialise();
     return cudaSuccess;
 }
 
 // Page-locking changes nothing for a simulated device: the memory stays ordinary host memory.
 cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned int /*flags*/) {
+    const auto lock = serialise();
     return ptr == nullptr || size == 0 ? rt().record(cudaErrorInvalidValue) : cudaSuccess;
 }
 
 cudaError_t cudaHostUnregister(void* ptr) {
+    const auto lock = serialise();
     return ptr == nullptr ? rt().record(cudaErrorInvalidValue) : cudaSuccess;
 }
 
 cudaError_t cudaMemset(void* devPtr, int value, size_t count) {
+    const auto lock = serialise();
     return guarded("cudaMemset", [&] { return rt().memset(devPtr, value, count); });
 }
 
 cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t stream) {
+    const auto lock = serialise();
     if (!valid(stream)) return rt().record(cudaErrorInvalidResourceHandle);
     return cudaMemset(devPtr, value, count);
 }
 
 cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count, size_t offset,
                                cudaMemcpyKind /*kind*/) {
+    const auto lock = serialise();
     return guarded("cudaMemcpyToSymbol", [&] {
         return rt().symbol_copy(symbol, const_cast<void*>(src), count, offset, true);
     });
@@ -461,50 +538,59 @@ cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count
 
 cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count, size_t offset,
                                  cudaMemcpyKind /*kind*/) {
+    const auto lock = serialise();
     return guarded("cudaMemcpyFromSymbol",
                    [&] { return rt().symbol_copy(symbol, dst, count, offset, false); });
 }
 
 cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t count,
                                     size_t offset, cudaMemcpyKind kind, cudaStream_t stream) {
+    const auto lock = serialise();
     if (!valid(stream)) return rt().record(cudaErrorInvalidResourceHandle);
     return cudaMemcpyToSymbol(symbol, src, count, offset, kind);
 }
 
 cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t count, size_t offset,
                                       cudaMemcpyKind kind, cudaStream_t stream) {
+    const auto lock = serialise();
     if (!valid(stream)) return rt().record(cudaErrorInvalidResourceHandle);
     return cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
 }
 
 cudaError_t cudaGetSymbolAddress(void** devPtr, const void* symbol) {
+    const auto lock = serialise();
     return guarded("cudaGetSymbolAddress", [&] { return rt().symbol_address(devPtr, symbol); });
 }
 
 cudaError_t cudaGetSymbolSize(size_t* size, const void* symbol) {
+    const auto lock = serialise();
     return guarded("cudaGetSymbolSize", [&] { return rt().symbol_size(size, symbol); });
 }
 
 // --- streams and events ---------------------------------------------------------------------
 
 cudaError_t cudaStreamCreate(cudaStream_t* pStream) {
+    const auto lock = serialise();
     if (pStream == nullptr) return rt().record(cudaErrorInvalidValue);
     *pStream = reinterpret_cast<cudaStream_t>(new stream_object);
     return cudaSuccess;
 }
 
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* pStream, unsigned int /*flags*/) {
+    const auto lock = serialise();
     return cudaStreamCreate(pStream);
 }
 
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t* pStream, unsigned int /*flags*/,
                                          int /*priority*/) {
+    const auto lock = serialise();
     return cudaStreamCreate(pStream);
 }
 
 // Streams run in order and every call completes before it returns: host functions and
 // callbacks run at once, in call order.
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* userData) {
+    const auto lock = serialise();
     if (!valid(stream)) return rt().record(cudaErrorInvalidResourceHandle);
     if (fn == nullptr) return rt().record(cudaErrorInvalidValue);
     fn(userData);
@@ -513,6 +599,7 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* userD
 
 cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
                                   void* userData, unsigned int /*flags*/) {
+    const auto lock = serialise();
     if (!valid(stream)) return rt().record(cudaErrorInvalidResourceHandle);
     if (callback == nullptr) return rt().record(cudaErrorInvalidValue);
     callback(stream, rt().sticky(), userData);
@@ -520,6 +607,7 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t call
 }
 
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+    const auto lock = serialise();
     if (stream == nullptr || !valid(stream)) return rt().record(cudaErrorInvalidResourceHandle);
     auto* s = reinterpret_cast<stream_object*>(stream);
     s->magic = 0;
@@ -528,32 +616,38 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
 }
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+    const auto lock = serialise();
     if (!valid(stream)) return rt().record(cudaErrorInvalidResourceHandle);
     return rt().sticky();
 }
 
 cudaError_t cudaStreamQuery(cudaStream_t stream) {
+    const auto lock = serialise();
     if (!valid(stream)) return rt().record(cudaErrorInvalidResourceHandle);
     return rt().sticky();
 }
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int /*flags*/) {
+    const auto lock = serialise();
     if (!valid(stream) || event_of(event) == nullptr)
         return rt().record(cudaErrorInvalidResourceHandle);
     return cudaSuccess;
 }
 
 cudaError_t cudaEventCreate(cudaEvent_t* event) {
+    const auto lock = serialise();
     if (event == nullptr) return rt().record(cudaErrorInvalidValue);
     *event = reinterpret_cast<cudaEvent_t>(new event_object);
     return cudaSuccess;
 }
 
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int /*flags*/) {
+    const auto lock = serialise();
     return cudaEventCreate(event);
 }
 
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+    const auto lock = serialise();
     auto* e = event_of(event);
     if (e == nullptr || !valid(stream)) return rt().record(cudaErrorInvalidResourceHandle);
     e->recorded = true;
@@ -563,20 +657,24 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
 
 cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream,
                                      unsigned int /*flags*/) {
+    const auto lock = serialise();
     return cudaEventRecord(event, stream);
 }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+    const auto lock = serialise();
     if (event_of(event) == nullptr) return rt().record(cudaErrorInvalidResourceHandle);
     return rt().sticky();
 }
 
 cudaError_t cudaEventQuery(cudaEvent_t event) {
+    const auto lock = serialise();
     if (event_of(event) == nullptr) return rt().record(cudaErrorInvalidResourceHandle);
     return cudaSuccess;
 }
 
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
+    const auto lock = serialise();
     auto* a = event_of(start);
     auto* b = event_of(end);
     if (ms == nullptr) return rt().record(cudaErrorInvalidValue);
@@ -589,6 +687,7 @@ cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) 
 }
 
 cudaError_t cudaEventDestroy(cudaEvent_t event) {
+    const auto lock = serialise();
     auto* e = event_of(event);
     if (e == nullptr) return rt().record(cudaErrorInvalidResourceHandle);
     e->magic = 0;
@@ -599,10 +698,12 @@ cudaError_t cudaEventDestroy(cudaEvent_t event) {
 // --- not supported: said once, never silent -------------------------------------------------
 
 cudaError_t cudaDeviceEnablePeerAccess(int /*peerDevice*/, unsigned int /*flags*/) {
+    const auto lock = serialise();
     return rt().unsupported("cudaDeviceEnablePeerAccess", "warpkit simulates one device");
 }
 
 cudaError_t cudaHostGetDevicePointer(void** /*pDevice*/, void* /*pHost*/, unsigned int /*flags*/) {
+    const auto lock = serialise();
     return rt().unsupported("cudaHostGetDevicePointer",
                             "mapped host memory; use cudaMallocManaged or cudaMemcpy");
 }
@@ -610,20 +711,24 @@ cudaError_t cudaHostGetDevicePointer(void** /*pDevice*/, void* /*pHost*/, unsign
 cudaError_t cudaLaunchCooperativeKernel(const void* /*func*/, dim3 /*gridDim*/,
                                         dim3 /*blockDim*/, void** /*args*/, size_t /*sharedMem*/,
                                         cudaStream_t /*stream*/) {
+    const auto lock = serialise();
     return rt().unsupported("cudaLaunchCooperativeKernel",
                             "grid-wide synchronisation is not simulated");
 }
 
 cudaError_t cudaGraphCreate(cudaGraph_t* /*pGraph*/, unsigned int /*flags*/) {
+    const auto lock = serialise();
     return rt().unsupported("cudaGraphCreate", "CUDA graphs");
 }
 
 cudaError_t cudaStreamBeginCapture(cudaStream_t /*stream*/, cudaStreamCaptureMode /*mode*/) {
+    const auto lock = serialise();
     return rt().unsupported("cudaStreamBeginCapture", "CUDA graphs");
 }
 
 cudaError_t cudaMallocArray(cudaArray_t* /*array*/, const cudaChannelFormatDesc* /*desc*/,
                             size_t /*width*/, size_t /*height*/, unsigned int /*flags*/) {
+    const auto lock = serialise();
     return rt().unsupported("cudaMallocArray", "CUDA arrays (textures over linear memory only)");
 }
 
@@ -631,11 +736,13 @@ cudaError_t cudaCreateTextureObject(cudaTextureObject_t* /*pTexObject*/,
                                     const cudaResourceDesc* /*pResDesc*/,
                                     const cudaTextureDesc* /*pTexDesc*/,
                                     const cudaResourceViewDesc* /*pResViewDesc*/) {
+    const auto lock = serialise();
     return rt().unsupported("cudaCreateTextureObject", "texture fetches are not simulated yet");
 }
 
 cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t* /*pSurfObject*/,
                                     const cudaResourceDesc* /*pResDesc*/) {
+    const auto lock = serialise();
     return rt().unsupported("cudaCreateSurfaceObject", "surfaces");
 }
 
