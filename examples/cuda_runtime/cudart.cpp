@@ -150,7 +150,6 @@ void __cudaUnregisterFatBinary(void** fatCubinHandle) {
     rt().unregister_fatbin(fatCubinHandle);
 }
 
-
 void __cudaRegisterFunction(void** fatCubinHandle, const char* hostFun, char* /*deviceFun*/,
                             const char* deviceName, int /*thread_limit*/, uint3* /*tid*/,
                             uint3* /*bid*/, dim3* /*bDim*/, dim3* /*gDim*/, int* /*wSize*/) {
@@ -183,7 +182,9 @@ void __cudaRegisterManagedVar(void** /*fatCubinHandle*/, void** /*hostVarPtrAddr
                  "` is not supported (allocate with cudaMallocManaged instead)");
 }
 
-char __cudaInitModule(void** /*fatCubinHandle*/) { return 1; }
+char __cudaInitModule(void** /*fatCubinHandle*/) {
+    return 1;
+}
 
 unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
                                      struct CUstream_st* stream) {
@@ -261,7 +262,6 @@ cudaError_t cudaPeekAtLastError(void) {
     return rt().peek_last();
 }
 
-
 // --- device management ----------------------------------------------------------------------
 
 cudaError_t cudaGetDeviceCount(int* count) {
@@ -283,7 +283,9 @@ cudaError_t cudaGetDevice(int* device) {
     return cudaSuccess;
 }
 
-cudaError_t cudaSetDeviceFlags(unsigned int /*flags*/) { return cudaSuccess; }
+cudaError_t cudaSetDeviceFlags(unsigned int /*flags*/) {
+    return cudaSuccess;
+}
 
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
     const auto lock = serialise();
@@ -309,8 +311,9 @@ cudaError_t cudaThreadSynchronize(void) {
     return rt().sticky();
 }
 
-
-cudaError_t cudaDeviceReset(void) { return cudaSuccess; }
+cudaError_t cudaDeviceReset(void) {
+    return cudaSuccess;
+}
 
 cudaError_t cudaDriverGetVersion(int* version) {
     const auto lock = serialise();
@@ -326,7 +329,9 @@ cudaError_t cudaRuntimeGetVersion(int* version) {
     return cudaSuccess;
 }
 
-cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache /*config*/) { return cudaSuccess; }
+cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache /*config*/) {
+    return cudaSuccess;
+}
 
 cudaError_t cudaFuncSetCacheConfig(const void* func, cudaFuncCache /*config*/) {
     const auto lock = serialise();
@@ -348,8 +353,7 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const 
                    [&] { return rt().occupancy(numBlocks, func, blockSize, dynamicSMemSize); });
 }
 
-cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks,
-                                                                   const void* func,
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, const void* func,
                                                                    int blockSize,
                                                                    size_t dynamicSMemSize,
                                                                    unsigned int /*flags*/) {
@@ -456,9 +460,8 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpy
 cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
                          size_t height, cudaMemcpyKind kind) {
     const auto lock = serialise();
-    return guarded("cudaMemcpy2D", [&] {
-        return rt().memcpy_2d(dst, dpitch, src, spitch, width, height, kind);
-    });
+    return guarded("cudaMemcpy2D",
+                   [&] { return rt().memcpy_2d(dst, dpitch, src, spitch, width, height, kind); });
 }
 
 cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
@@ -473,7 +476,8 @@ cudaError_t cudaMemset2D(void* devPtr, size_t pitch, int value, size_t width, si
     const auto lock = serialise();
     if (width > pitch) return rt().record(cudaErrorInvalidPitchValue);
     for (size_t row = 0; row < height; ++row)
-        if (const cudaError_t e = cudaMemset(static_cast<char*>(devPtr) + row * pitch, value, width);
+        if (const cudaError_t e =
+                cudaMemset(static_cast<char*>(devPtr) + row * pitch, value, width);
             e != cudaSuccess)
             return e;
     return cudaSuccess;
@@ -708,8 +712,8 @@ cudaError_t cudaHostGetDevicePointer(void** /*pDevice*/, void* /*pHost*/, unsign
                             "mapped host memory; use cudaMallocManaged or cudaMemcpy");
 }
 
-cudaError_t cudaLaunchCooperativeKernel(const void* /*func*/, dim3 /*gridDim*/,
-                                        dim3 /*blockDim*/, void** /*args*/, size_t /*sharedMem*/,
+cudaError_t cudaLaunchCooperativeKernel(const void* /*func*/, dim3 /*gridDim*/, dim3 /*blockDim*/,
+                                        void** /*args*/, size_t /*sharedMem*/,
                                         cudaStream_t /*stream*/) {
     const auto lock = serialise();
     return rt().unsupported("cudaLaunchCooperativeKernel",

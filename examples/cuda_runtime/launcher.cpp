@@ -64,7 +64,9 @@ std::filesystem::path library_dir() {
     return self.parent_path().parent_path() / "lib" / "warpkit-cuda";
 }
 
-void set(const char* name, const std::string& value) { ::setenv(name, value.c_str(), 1); }
+void set(const char* name, const std::string& value) {
+    ::setenv(name, value.c_str(), 1);
+}
 
 } // namespace
 

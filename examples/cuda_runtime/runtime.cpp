@@ -45,13 +45,14 @@ std::string dims(const dim3& d) {
 }
 
 // The device address a device pointer stands for.
-std::uint64_t address(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
+std::uint64_t address(const void* p) {
+    return reinterpret_cast<std::uintptr_t>(p);
+}
 
 std::vector<std::uint8_t> zstd_decode(std::span<const std::uint8_t> in, std::uint64_t size) {
     std::vector<std::uint8_t> out(static_cast<std::size_t>(size));
     const std::size_t n = ZSTD_decompress(out.data(), out.size(), in.data(), in.size());
-    if (ZSTD_isError(n) != 0u)
-        throw error(std::string("Zstandard: ") + ZSTD_getErrorName(n));
+    if (ZSTD_isError(n) != 0u) throw error(std::string("Zstandard: ") + ZSTD_getErrorName(n));
     out.resize(n);
     return out;
 }
@@ -122,10 +123,9 @@ kernel_filter::kernel_filter(const std::string& spec) {
     for (const auto& part : split(spec, ',')) {
         all_ = false;
         const auto dash = part.find('-');
-        const bool numeric =
-            !part.empty() && std::all_of(part.begin(), part.end(), [](char c) {
-                return (c >= '0' && c <= '9') || c == '-';
-            });
+        const bool numeric = !part.empty() && std::all_of(part.begin(), part.end(), [](char c) {
+            return (c >= '0' && c <= '9') || c == '-';
+        });
         if (numeric && dash != 0) {
             const std::uint64_t lo = std::stoull(part.substr(0, dash));
             const std::uint64_t hi =
@@ -178,7 +178,8 @@ void runtime::say(const std::string& message) {
 
 cudaError_t runtime::unsupported(const char* call, const char* why) {
     if (said_.insert(call).second)
-        say(std::string(call) + " is not supported (" + why + "); it returns cudaErrorNotSupported");
+        say(std::string(call) + " is not supported (" + why +
+            "); it returns cudaErrorNotSupported");
     return record(cudaErrorNotSupported);
 }
 
@@ -197,12 +198,10 @@ void runtime::choose_ptx_(module_record& m, const void* wrapper) {
         m.error = m.origin + ": not an nvcc fat binary wrapper";
         return;
     }
-    const std::uint64_t size =
-        host::fatbin_size(std::span<const std::uint8_t>(w.data, host::fatbin_header_bytes),
-                          m.origin);
-    const auto entries =
-        host::read_fatbin(std::span<const std::uint8_t>(w.data, static_cast<std::size_t>(size)),
-                          m.origin);
+    const std::uint64_t size = host::fatbin_size(
+        std::span<const std::uint8_t>(w.data, host::fatbin_header_bytes), m.origin);
+    const auto entries = host::read_fatbin(
+        std::span<const std::uint8_t>(w.data, static_cast<std::size_t>(size)), m.origin);
     std::vector<host::fatbin_entry> ptx;
     for (const auto& e : entries)
         if (e.kind == host::fatbin_kind::ptx) ptx.push_back(e);
@@ -267,12 +266,14 @@ void runtime::register_function(void** handle, const void* host_fun, const char*
 void runtime::register_variable(void** handle, const void* host_var, const char* name,
                                 std::uint64_t bytes, bool constant) {
     (void)module_of(handle);
-    variables_[host_var] = variable_record{
-        static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(*handle) - 1), name, bytes,
-        constant};
+    variables_[host_var] =
+        variable_record{static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(*handle) - 1),
+                        name, bytes, constant};
 }
 
-void runtime::unregister_fatbin(void** handle) { (void)handle; }
+void runtime::unregister_fatbin(void** handle) {
+    (void)handle;
+}
 
 function_record* runtime::function_of(const void* host_fun) {
     const auto it = functions_.find(host_fun);
@@ -443,9 +444,9 @@ cudaError_t runtime::memcpy_2d(void* dst, std::size_t dpitch, const void* src, s
                                std::size_t width, std::size_t height, cudaMemcpyKind kind) {
     if (width > dpitch || width > spitch) return record(cudaErrorInvalidPitchValue);
     for (std::size_t row = 0; row < height; ++row) {
-        const cudaError_t e = memcpy(static_cast<std::uint8_t*>(dst) + row * dpitch,
-                                     static_cast<const std::uint8_t*>(src) + row * spitch, width,
-                                     kind);
+        const cudaError_t e =
+            memcpy(static_cast<std::uint8_t*>(dst) + row * dpitch,
+                   static_cast<const std::uint8_t*>(src) + row * spitch, width, kind);
         if (e != cudaSuccess) return e;
     }
     return cudaSuccess;
@@ -454,8 +455,8 @@ cudaError_t runtime::memcpy_2d(void* dst, std::size_t dpitch, const void* src, s
 cudaError_t runtime::memset(void* dst, int value, std::size_t bytes) {
     if (bytes == 0) return cudaSuccess;
     if (host_block* b = host_block_of_(dst); b != nullptr && b->managed) {
-        const std::size_t at = reinterpret_cast<std::uintptr_t>(dst) -
-                               reinterpret_cast<std::uintptr_t>(b->base);
+        const std::size_t at =
+            reinterpret_cast<std::uintptr_t>(dst) - reinterpret_cast<std::uintptr_t>(b->base);
         if (bytes > b->bytes - at) return record(cudaErrorInvalidValue);
         std::memset(dst, value, bytes);
         return cudaSuccess;
@@ -558,7 +559,8 @@ cudaError_t runtime::launch(function_record& f, dim3 grid, dim3 block, void** ar
     k.set_constant_bank(m.constants);
     if (!within_launch_limits(grid, block)) {
         say("launch of `" + plain_name(f.name) + "` with grid " + dims(grid) + " and block " +
-            dims(block) + ": outside CUDA's limits (blocks up to [1024,1024,64], grids up to "
+            dims(block) +
+            ": outside CUDA's limits (blocks up to [1024,1024,64], grids up to "
             "[2147483647,65535,65535])");
         return record(cudaErrorInvalidConfiguration);
     }
@@ -569,9 +571,8 @@ cudaError_t runtime::launch(function_record& f, dim3 grid, dim3 block, void** ar
         if (args == nullptr || args[i] == nullptr) return record(cudaErrorInvalidValue);
         std::memcpy(params.data() + p.offset, args[i], p.bytes);
     }
-    const host::launch_config cfg{{grid.x, grid.y, grid.z},
-                                  {block.x, block.y, block.z},
-                                  static_cast<std::uint32_t>(shared)};
+    const host::launch_config cfg{
+        {grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, static_cast<std::uint32_t>(shared)};
     // Launches the configuration check rejects get no number: indices count launches that ran.
     const std::uint64_t index = launches_;
     const std::string plain = plain_name(f.name);
@@ -704,34 +705,83 @@ cudaError_t runtime::attribute(int* value, cudaDeviceAttr attr) const {
     properties(p);
     const auto& g = dev_.params();
     switch (attr) {
-    case cudaDevAttrMaxThreadsPerBlock: *value = p.maxThreadsPerBlock; break;
-    case cudaDevAttrMaxBlockDimX: *value = p.maxThreadsDim[0]; break;
-    case cudaDevAttrMaxBlockDimY: *value = p.maxThreadsDim[1]; break;
-    case cudaDevAttrMaxBlockDimZ: *value = p.maxThreadsDim[2]; break;
-    case cudaDevAttrMaxGridDimX: *value = p.maxGridSize[0]; break;
-    case cudaDevAttrMaxGridDimY: *value = p.maxGridSize[1]; break;
-    case cudaDevAttrMaxGridDimZ: *value = p.maxGridSize[2]; break;
-    case cudaDevAttrMaxSharedMemoryPerBlock: *value = static_cast<int>(p.sharedMemPerBlock); break;
-    case cudaDevAttrTotalConstantMemory: *value = static_cast<int>(p.totalConstMem); break;
-    case cudaDevAttrWarpSize: *value = p.warpSize; break;
-    case cudaDevAttrMaxRegistersPerBlock: *value = p.regsPerBlock; break;
-    case cudaDevAttrClockRate: *value = static_cast<int>(g.core_mhz * 1000); break;
-    case cudaDevAttrMultiProcessorCount: *value = p.multiProcessorCount; break;
-    case cudaDevAttrComputeCapabilityMajor: *value = p.major; break;
-    case cudaDevAttrComputeCapabilityMinor: *value = p.minor; break;
-    case cudaDevAttrMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; break;
+    case cudaDevAttrMaxThreadsPerBlock:
+        *value = p.maxThreadsPerBlock;
+        break;
+    case cudaDevAttrMaxBlockDimX:
+        *value = p.maxThreadsDim[0];
+        break;
+    case cudaDevAttrMaxBlockDimY:
+        *value = p.maxThreadsDim[1];
+        break;
+    case cudaDevAttrMaxBlockDimZ:
+        *value = p.maxThreadsDim[2];
+        break;
+    case cudaDevAttrMaxGridDimX:
+        *value = p.maxGridSize[0];
+        break;
+    case cudaDevAttrMaxGridDimY:
+        *value = p.maxGridSize[1];
+        break;
+    case cudaDevAttrMaxGridDimZ:
+        *value = p.maxGridSize[2];
+        break;
+    case cudaDevAttrMaxSharedMemoryPerBlock:
+        *value = static_cast<int>(p.sharedMemPerBlock);
+        break;
+    case cudaDevAttrTotalConstantMemory:
+        *value = static_cast<int>(p.totalConstMem);
+        break;
+    case cudaDevAttrWarpSize:
+        *value = p.warpSize;
+        break;
+    case cudaDevAttrMaxRegistersPerBlock:
+        *value = p.regsPerBlock;
+        break;
+    case cudaDevAttrClockRate:
+        *value = static_cast<int>(g.core_mhz * 1000);
+        break;
+    case cudaDevAttrMultiProcessorCount:
+        *value = p.multiProcessorCount;
+        break;
+    case cudaDevAttrComputeCapabilityMajor:
+        *value = p.major;
+        break;
+    case cudaDevAttrComputeCapabilityMinor:
+        *value = p.minor;
+        break;
+    case cudaDevAttrMaxThreadsPerMultiProcessor:
+        *value = p.maxThreadsPerMultiProcessor;
+        break;
     case cudaDevAttrMaxSharedMemoryPerMultiprocessor:
         *value = static_cast<int>(p.sharedMemPerMultiprocessor);
         break;
-    case cudaDevAttrMaxRegistersPerMultiprocessor: *value = p.regsPerMultiprocessor; break;
-    case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; break;
-    case cudaDevAttrGlobalMemoryBusWidth: *value = p.memoryBusWidth; break;
-    case cudaDevAttrManagedMemory: *value = 1; break;
-    case cudaDevAttrUnifiedAddressing: *value = 1; break;
-    case cudaDevAttrConcurrentKernels: *value = 0; break;
-    case cudaDevAttrIntegrated: *value = 0; break;
-    case cudaDevAttrCanMapHostMemory: *value = 0; break;
-    default: return cudaErrorInvalidValue;
+    case cudaDevAttrMaxRegistersPerMultiprocessor:
+        *value = p.regsPerMultiprocessor;
+        break;
+    case cudaDevAttrMaxBlocksPerMultiprocessor:
+        *value = p.maxBlocksPerMultiProcessor;
+        break;
+    case cudaDevAttrGlobalMemoryBusWidth:
+        *value = p.memoryBusWidth;
+        break;
+    case cudaDevAttrManagedMemory:
+        *value = 1;
+        break;
+    case cudaDevAttrUnifiedAddressing:
+        *value = 1;
+        break;
+    case cudaDevAttrConcurrentKernels:
+        *value = 0;
+        break;
+    case cudaDevAttrIntegrated:
+        *value = 0;
+        break;
+    case cudaDevAttrCanMapHostMemory:
+        *value = 0;
+        break;
+    default:
+        return cudaErrorInvalidValue;
     }
     return cudaSuccess;
 }

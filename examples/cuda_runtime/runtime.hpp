@@ -112,8 +112,8 @@ public:
     [[nodiscard]] function_record* function_of(const void* host_fun);
 
     // Launches.
-    cudaError_t launch(function_record& f, dim3 grid, dim3 block, void** args,
-                       std::size_t shared, cudaStream_t stream);
+    cudaError_t launch(function_record& f, dim3 grid, dim3 block, void** args, std::size_t shared,
+                       cudaStream_t stream);
     struct call_config {
         dim3 grid, block;
         std::size_t shared = 0;

@@ -84,7 +84,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 break;
             }
             WARPKIT_FUZZ_LAW(q != nullptr && live.count(reinterpret_cast<std::uintptr_t>(q)) == 0);
-            live[reinterpret_cast<std::uintptr_t>(q)] = {std::vector<std::uint8_t>(len, 0), op == 1};
+            live[reinterpret_cast<std::uintptr_t>(q)] = {std::vector<std::uint8_t>(len, 0),
+                                                         op == 1};
             if (op == 1) std::memset(q, 0, len); // managed memory: the program's own bytes
             break;
         }
@@ -110,8 +111,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             const cudaError_t e = rt.memcpy(p, host.data(), len, cudaMemcpyHostToDevice);
             if (len == 0) break;
             WARPKIT_FUZZ_LAW((e == cudaSuccess) == (s != nullptr));
-            if (s != nullptr)
-                std::memcpy(s->bytes.data() + at, host.data(), len);
+            if (s != nullptr) std::memcpy(s->bytes.data() + at, host.data(), len);
             break;
         }
         case 4: { // device to host
@@ -133,10 +133,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             if (len == 0) break;
             WARPKIT_FUZZ_LAW((e == cudaSuccess) == (s != nullptr && from != nullptr));
             if (e == cudaSuccess) {
-                const std::vector<std::uint8_t> tmp(from->bytes.begin() +
-                                                        static_cast<std::ptrdiff_t>(from_at),
-                                                    from->bytes.begin() +
-                                                        static_cast<std::ptrdiff_t>(from_at + len));
+                const std::vector<std::uint8_t> tmp(
+                    from->bytes.begin() + static_cast<std::ptrdiff_t>(from_at),
+                    from->bytes.begin() + static_cast<std::ptrdiff_t>(from_at + len));
                 std::memcpy(s->bytes.data() + at, tmp.data(), len);
             }
             break;
@@ -147,8 +146,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             const cudaError_t e = rt.memset(p, value, len);
             if (len == 0) break;
             WARPKIT_FUZZ_LAW((e == cudaSuccess) == (s != nullptr));
-            if (s != nullptr)
-                std::memset(s->bytes.data() + at, value, len);
+            if (s != nullptr) std::memset(s->bytes.data() + at, value, len);
             break;
         }
         default: { // cudaPointerGetAttributes
@@ -157,8 +155,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             std::size_t unused = 0;
             const bool inside = holder(base + off, 1, unused) != nullptr;
             if (inside)
-                WARPKIT_FUZZ_LAW(a.type == cudaMemoryTypeDevice ||
-                                 a.type == cudaMemoryTypeManaged);
+                WARPKIT_FUZZ_LAW(a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged);
             break;
         }
         }

@@ -28,8 +28,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             // Zstandard entries without a decoder end in the rebuild error.
             if (fuzz::expect_errors([&] { text = host::fatbin_ptx(e, "<fuzz>"); })) {
                 WARPKIT_FUZZ_LAW(e.compression != host::fatbin_compression::zstd);
-                WARPKIT_FUZZ_LAW(text.size() <= std::max<std::uint64_t>(e.uncompressed_bytes,
-                                                                          e.payload.size()));
+                WARPKIT_FUZZ_LAW(text.size() <=
+                                 std::max<std::uint64_t>(e.uncompressed_bytes, e.payload.size()));
             }
         }
     }

@@ -120,8 +120,7 @@ TEST_CASE("fatbin: a Zstandard entry without a decoder says how to rebuild") {
     const auto bytes = data_file("vector_add.zstd.fatbin");
     const auto e = host::read_fatbin(bytes, "prog")[0];
     CHECK_THROWS_WITH_AS(host::fatbin_ptx(e, "prog"),
-                         doctest::Contains("rebuild the program with `nvcc --no-compress`"),
-                         error);
+                         doctest::Contains("rebuild the program with `nvcc --no-compress`"), error);
     // A decoder is called with the payload and the uncompressed size, and must deliver it.
     std::uint64_t asked = 0;
     const auto text = host::fatbin_ptx(e, "prog", [&](auto in, std::uint64_t n) {
@@ -131,11 +130,10 @@ TEST_CASE("fatbin: a Zstandard entry without a decoder says how to rebuild") {
     });
     CHECK(asked == e.uncompressed_bytes);
     CHECK(text.size() == e.uncompressed_bytes);
-    CHECK_THROWS_WITH_AS((void)host::fatbin_ptx(e, "prog",
-                                                [](auto, std::uint64_t) {
-                                                    return std::vector<std::uint8_t>(3, 'x');
-                                                }),
-                         doctest::Contains("decoded to 3 bytes"), error);
+    CHECK_THROWS_WITH_AS(
+        (void)host::fatbin_ptx(
+            e, "prog", [](auto, std::uint64_t) { return std::vector<std::uint8_t>(3, 'x'); }),
+        doctest::Contains("decoded to 3 bytes"), error);
 }
 
 TEST_CASE("lz4: hand-made blocks decode by the block format; bad ones are errors") {

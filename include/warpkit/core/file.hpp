@@ -43,8 +43,7 @@ inline constexpr std::uint64_t max_input_file_bytes = std::uint64_t{1} << 32;
     std::array<char, 65536> chunk{};
     for (;;) {
         const std::size_t n = std::fread(chunk.data(), 1, chunk.size(), f.get());
-        if (out.size() + n > max_bytes)
-            fail("larger than " + std::to_string(max_bytes) + " bytes");
+        if (out.size() + n > max_bytes) fail("larger than " + std::to_string(max_bytes) + " bytes");
         out.append(chunk.data(), n);
         if (n < chunk.size()) break;
     }

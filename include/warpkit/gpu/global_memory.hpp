@@ -211,7 +211,8 @@ public:
             for (std::uint64_t pg = first; pg < last; ++pg)
                 pages_.erase(pg);
         } else {
-            std::erase_if(pages_, [&](const auto& kv) { return kv.first >= first && kv.first < last; });
+            std::erase_if(pages_,
+                          [&](const auto& kv) { return kv.first >= first && kv.first < last; });
         }
     }
     /// The allocations, by address.

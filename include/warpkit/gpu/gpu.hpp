@@ -63,8 +63,7 @@ struct gpu_params {
         check_range("watchdog_cycles", watchdog_cycles, std::uint64_t{1}, std::uint64_t{1} << 40);
         check_range("max_cycles", max_cycles, std::uint64_t{1}, std::uint64_t{1} << 50);
         check_range("sample_cycles", sample_cycles, std::uint64_t{1}, std::uint64_t{1} << 50);
-        check_range("device_memory_mb", device_memory_mb, std::uint64_t{1},
-                    std::uint64_t{1} << 26);
+        check_range("device_memory_mb", device_memory_mb, std::uint64_t{1}, std::uint64_t{1} << 26);
         check(cluster_size >= 1 && sms % cluster_size == 0, "cluster_size", cluster_size,
               "a divisor of sms");
         check(default_block_shared_bytes <= shared_bytes, "default_block_shared_bytes",

@@ -137,9 +137,8 @@ public:
     /// faults instead of reading another buffer.
     [[nodiscard]] buffer alloc(std::uint64_t bytes, std::string name = {}) {
         const std::uint64_t capacity = params_.device_memory_mb << 20;
-        const std::uint64_t reserved =
-            (std::max<std::uint64_t>(bytes, 1) + alloc_alignment - 1) / alloc_alignment *
-            alloc_alignment;
+        const std::uint64_t reserved = (std::max<std::uint64_t>(bytes, 1) + alloc_alignment - 1) /
+                                       alloc_alignment * alloc_alignment;
         if (bytes > capacity - live_bytes_ || reserved > ptx::global_variable_base - next_)
             throw config_error("alloc.bytes", std::to_string(bytes),
                                "at most " + std::to_string(capacity - live_bytes_) +

@@ -143,7 +143,8 @@ template <class T>
                          " (1 to 2^31 expected)");
             stored = compressed;
         }
-        e.payload = bytes.subspan(static_cast<std::size_t>(at + hs), static_cast<std::size_t>(stored));
+        e.payload =
+            bytes.subspan(static_cast<std::size_t>(at + hs), static_cast<std::size_t>(stored));
         out.push_back(e);
         at += hs + size;
     }

@@ -116,8 +116,8 @@ struct module_variable {
 /// declaration order, each at its alignment (`.global` at 16 bytes at least), constants from
 /// offset 0 of the constant bank, globals from `global_base`. One entry per module variable
 /// (other state spaces keep address 0).
-[[nodiscard]] inline std::vector<module_variable> place_module_variables(const module& m,
-                                                                       std::uint64_t global_base) {
+[[nodiscard]] inline std::vector<module_variable>
+place_module_variables(const module& m, std::uint64_t global_base) {
     std::vector<module_variable> out;
     out.reserve(m.variables.size());
     std::uint64_t constant = 0, global = 0;
@@ -557,8 +557,9 @@ public:
     void set_constant_bank(std::span<const std::uint8_t> bank) {
         if (bank.size() != const_bank_.size())
             throw config_error("constant_bank", std::to_string(bank.size()) + " bytes",
-                               std::to_string(const_bank_.size()) + " bytes (the `.const` "
-                                                                    "variables of `" +
+                               std::to_string(const_bank_.size()) +
+                                   " bytes (the `.const` "
+                                   "variables of `" +
                                    name_ + "`)");
         std::copy(bank.begin(), bank.end(), const_bank_.begin());
     }
