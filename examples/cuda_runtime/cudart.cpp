@@ -147,7 +147,11 @@ void __cudaRegisterFatBinaryEnd(void** /*fatCubinHandle*/) {}
 
 void __cudaUnregisterFatBinary(void** fatCubinHandle) {
     const auto lock = serialise();
-    rt().unregister_fatbin(fatCubinHandle);
+    try {
+        rt().unregister_fatbin(fatCubinHandle);
+    } catch (const std::exception& e) {
+        runtime::say(std::string("__cudaUnregisterFatBinary: ") + e.what());
+    }
 }
 
 void __cudaRegisterFunction(void** fatCubinHandle, const char* hostFun, char* /*deviceFun*/,

@@ -7,14 +7,19 @@
 #include <zstd.h>
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <mutex>
 #include <sstream>
+#include <stop_token>
+#include <thread>
 
 namespace warpkit::cudart {
 
@@ -101,6 +106,36 @@ std::vector<std::string> all_overrides(const options& o) {
     out.insert(out.end(), o.overrides.begin(), o.overrides.end());
     return out;
 }
+
+// Prints "<what>: running, N s" on stderr every 5 s while alive, the first after 5 s.
+class progress_line {
+public:
+    explicit progress_line(std::string what)
+        : what_(std::move(what)), thread_([this](std::stop_token stop) { run_(stop); }) {}
+    progress_line(const progress_line&) = delete;
+    progress_line& operator=(const progress_line&) = delete;
+    ~progress_line() {
+        thread_.request_stop();
+        cv_.notify_all();
+    }
+
+private:
+    void run_(const std::stop_token& stop) {
+        const auto start = std::chrono::steady_clock::now();
+        std::unique_lock<std::mutex> lock(m_);
+        for (int n = 1;; ++n) {
+            if (cv_.wait_until(lock, stop, start + std::chrono::seconds(5 * n),
+                               [] { return false; }))
+                return;
+            if (stop.stop_requested()) return;
+            std::cerr << "warpkit-cuda: " << what_ << ": running, " << 5 * n << " s" << std::endl;
+        }
+    }
+    std::string what_;
+    std::mutex m_;
+    std::condition_variable_any cv_;
+    std::jthread thread_; // last: it starts once the members it uses exist
+};
 
 } // namespace
 
@@ -255,11 +290,10 @@ module_record& runtime::module_of(void** handle) {
 }
 
 void runtime::register_function(void** handle, const void* host_fun, const char* name) {
-    auto& m = module_of(handle);
+    (void)module_of(handle); // an unknown handle throws
     auto f = std::make_unique<function_record>();
     f->module = static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(*handle) - 1);
     f->name = name;
-    (void)m;
     functions_[host_fun] = std::move(f);
 }
 
@@ -271,8 +305,10 @@ void runtime::register_variable(void** handle, const void* host_var, const char*
                         name, bytes, constant};
 }
 
+// Modules stay loaded until the process ends (nvcc's host code unregisters them from its
+// atexit handler, when no launch can follow); only the handle is checked.
 void runtime::unregister_fatbin(void** handle) {
-    (void)handle;
+    (void)module_of(handle);
 }
 
 function_record* runtime::function_of(const void* host_fun) {
@@ -579,6 +615,12 @@ cudaError_t runtime::launch(function_record& f, dim3 grid, dim3 block, void** ar
     const bool timed = !opt_.functional && filter_.timed(f.name, plain, index);
     sync_managed_(true);
     host::launch_result r;
+    // On a terminal, a kernel running longer than a few seconds says so every few seconds
+    // (from a watcher thread that only prints: the simulation is untouched).
+    std::optional<progress_line> progress;
+    if (!opt_.quiet && ::isatty(STDERR_FILENO) != 0)
+        progress.emplace("launch " + std::to_string(index) + " " + plain + " grid " + dims(grid) +
+                         " block " + dims(block) + (timed ? "" : " (functional)"));
     try {
         r = timed ? dev_.launch_packed(k, cfg, std::move(params))
                   : dev_.launch_functional(k, cfg, std::move(params));
