@@ -178,12 +178,16 @@ void __cudaRegisterVar(void** fatCubinHandle, char* hostVar, char* /*deviceAddre
     }
 }
 
-void __cudaRegisterManagedVar(void** /*fatCubinHandle*/, void** /*hostVarPtrAddress*/,
+void __cudaRegisterManagedVar(void** fatCubinHandle, void** hostVarPtrAddress,
                               char* /*deviceAddress*/, const char* deviceName, int /*ext*/,
-                              size_t /*size*/, int /*constant*/, int /*global*/) {
+                              size_t size, int /*constant*/, int /*global*/) {
     const auto lock = serialise();
-    runtime::say(std::string("__managed__ variable `") + deviceName +
-                 "` is not supported (allocate with cudaMallocManaged instead)");
+    try {
+        rt().register_managed_variable(fatCubinHandle, hostVarPtrAddress, deviceName, size);
+    } catch (const std::exception& e) {
+        runtime::say(std::string("__cudaRegisterManagedVar: ") + e.what());
+        std::_Exit(2);
+    }
 }
 
 char __cudaInitModule(void** /*fatCubinHandle*/) {

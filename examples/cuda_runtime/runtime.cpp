@@ -305,6 +305,29 @@ void runtime::register_variable(void** handle, const void* host_var, const char*
                         name, bytes, constant};
 }
 
+// A `__managed__` variable: host memory the program reaches through `*host_pointer` (set
+// here, before main runs), holding the module's initialiser, and copied to and from the
+// variable's module global around every launch, as cudaMallocManaged memory is.
+void runtime::register_managed_variable(void** handle, void** host_pointer, const char* name,
+                                        std::uint64_t bytes) {
+    auto& m = module_of(handle);
+    void* p = nullptr;
+    if (host_pointer == nullptr || malloc_host(&p, bytes, false) != cudaSuccess)
+        throw error(std::string("cannot allocate __managed__ variable `") + name + "`");
+    *host_pointer = p;
+    load_(m);
+    for (const auto& v : m.variables)
+        if (v.name == name && v.sp == ptx::space::global) {
+            std::memcpy(p, v.init.data(), std::min<std::size_t>(v.init.size(), bytes));
+            managed_variables_.push_back(
+                {static_cast<std::uint8_t*>(p), v.address, std::min(v.bytes, bytes)});
+            return;
+        }
+    // No PTX (the launch says why) or no such variable: the host copy still works.
+    say(std::string("__managed__ variable `") + name + "` is not in the module's PTX" +
+        (m.ptx ? "" : " (" + m.error + ")"));
+}
+
 // Modules stay loaded until the process ends (nvcc's host code unregisters them from its
 // atexit handler, when no launch can follow); only the handle is checked.
 void runtime::unregister_fatbin(void** handle) {
@@ -420,6 +443,12 @@ cudaError_t runtime::free_host(void* ptr) {
 
 void runtime::sync_managed_(bool to_device) {
     auto& mem = dev_.memory();
+    for (const auto& v : managed_variables_) {
+        if (to_device)
+            mem.write_bytes(v.device, std::span<const std::uint8_t>(v.host, v.bytes));
+        else
+            mem.read_bytes(v.device, std::span<std::uint8_t>(v.host, v.bytes));
+    }
     for (auto& [a, b] : host_blocks_) {
         if (!b.managed) continue;
         auto* bytes = static_cast<std::uint8_t*>(b.base);

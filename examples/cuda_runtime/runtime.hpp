@@ -108,6 +108,8 @@ public:
     void register_function(void** handle, const void* host_fun, const char* name);
     void register_variable(void** handle, const void* host_var, const char* name,
                            std::uint64_t bytes, bool constant);
+    void register_managed_variable(void** handle, void** host_pointer, const char* name,
+                                   std::uint64_t bytes);
     void unregister_fatbin(void** handle);
     [[nodiscard]] function_record* function_of(const void* host_fun);
 
@@ -192,6 +194,13 @@ private:
     std::unordered_map<const void*, std::unique_ptr<function_record>> functions_;
     std::unordered_map<const void*, variable_record> variables_;
     std::map<std::uintptr_t, host_block> host_blocks_;
+    /// `__managed__` variables: the host's copy and the module global the kernels use.
+    struct managed_variable {
+        std::uint8_t* host = nullptr;
+        std::uint64_t device = 0;
+        std::uint64_t bytes = 0;
+    };
+    std::vector<managed_variable> managed_variables_;
     std::set<std::string> said_;
     std::uint64_t launches_ = 0;
     std::uint64_t cycles_ = 0;

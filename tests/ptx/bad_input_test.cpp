@@ -82,6 +82,24 @@ TEST_CASE("ptx: a branch out of the function is an undefined label at its positi
           "k.ptx:6:9: undefined label '$L_past_end'");
 }
 
+TEST_CASE("ptx: .attribute(.managed) and .unified are ordinary .global variables; others fail") {
+    const std::string head = ".version 9.0\n.target sm_75\n.address_size 64\n";
+    const auto m = ptx::parse_ptx(head + ".global .attribute(.managed) .align 4 .u32 total = 5;\n"
+                                         ".global .attribute(.unified(7, 9)) .b8 arr[16];\n",
+                                  "m.ptx");
+    REQUIRE(m.variables.size() == 2);
+    CHECK(m.variables[0].name == "total");
+    CHECK(m.variables[0].sp == ptx::space::global);
+    CHECK(m.variables[0].init == std::vector<std::uint8_t>{5, 0, 0, 0});
+    CHECK(m.variables[1].bytes == 16);
+    CHECK(thrown<parse_error>([&] {
+              (void)ptx::parse_ptx(head + ".global .attribute(.shared) .u32 x;\n", "a.ptx");
+          }) == "a.ptx:4:20: expected .managed or .unified in .attribute, found '.shared'");
+    CHECK(thrown<parse_error>([&] {
+              (void)ptx::parse_ptx(head + ".const .attribute(.managed) .u32 x;\n", "c.ptx");
+          }) == "c.ptx:4:8: expected a type in .const declaration, found '.attribute'");
+}
+
 TEST_CASE("ptx: an unknown entry name lists the module's entries") {
     const auto m = ptx::parse_ptx(two_entries, "two.ptx");
     CHECK(thrown<config_error>([&] { ptx::kernel k(m, "third"); }) ==

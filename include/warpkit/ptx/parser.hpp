@@ -750,6 +750,25 @@ private:
                 a.vec = t.text == "v2" ? 2 : 4;
                 continue;
             }
+            if (t.text == "attribute" && context == ".global declaration") {
+                // `.attribute(.managed)` (CUDA's __managed__) and `.attribute(.unified(a, b))`:
+                // to the device an ordinary .global variable; the host runtime keeps the
+                // host's copy coherent.
+                next();
+                expect('(', "after .attribute");
+                if (accept_directive("unified")) {
+                    expect('(', "after .unified");
+                    (void)expect_uint("a .unified identifier", ~std::uint64_t{0});
+                    expect(',', "between the .unified identifiers");
+                    (void)expect_uint("a .unified identifier", ~std::uint64_t{0});
+                    expect(')', "after the .unified identifiers");
+                } else if (!accept_directive("managed")) {
+                    fail(peek(), "expected .managed or .unified in .attribute, found " +
+                                     describe(peek()));
+                }
+                expect(')', "after the .attribute");
+                continue;
+            }
             if (allow_ptr && t.text == "ptr") {
                 next();
                 a.ptr = true;
