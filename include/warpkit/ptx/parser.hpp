@@ -763,8 +763,8 @@ private:
                     (void)expect_uint("a .unified identifier", ~std::uint64_t{0});
                     expect(')', "after the .unified identifiers");
                 } else if (!accept_directive("managed")) {
-                    fail(peek(), "expected .managed or .unified in .attribute, found " +
-                                     describe(peek()));
+                    fail(peek(),
+                         "expected .managed or .unified in .attribute, found " + describe(peek()));
                 }
                 expect(')', "after the .attribute");
                 continue;
