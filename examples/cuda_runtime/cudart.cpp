@@ -707,6 +707,40 @@ cudaError_t cudaEventDestroy(cudaEvent_t event) {
     return cudaSuccess;
 }
 
+// --- texture objects (linear and pitched 2D memory) -----------------------------------------
+
+struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w,
+                                                   enum cudaChannelFormatKind f) {
+    return cudaChannelFormatDesc{x, y, z, w, f};
+}
+
+cudaError_t cudaCreateTextureObject(cudaTextureObject_t* pTexObject,
+                                    const cudaResourceDesc* pResDesc,
+                                    const cudaTextureDesc* pTexDesc,
+                                    const cudaResourceViewDesc* pResViewDesc) {
+    const auto lock = serialise();
+    return guarded("cudaCreateTextureObject", [&] {
+        return rt().create_texture(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+    });
+}
+
+cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject) {
+    const auto lock = serialise();
+    return guarded("cudaDestroyTextureObject", [&] { return rt().destroy_texture(texObject); });
+}
+
+cudaError_t cudaGetTextureObjectResourceDesc(cudaResourceDesc* pResDesc,
+                                             cudaTextureObject_t texObject) {
+    const auto lock = serialise();
+    return rt().record(rt().texture_descriptors(texObject, pResDesc, nullptr));
+}
+
+cudaError_t cudaGetTextureObjectTextureDesc(cudaTextureDesc* pTexDesc,
+                                            cudaTextureObject_t texObject) {
+    const auto lock = serialise();
+    return rt().record(rt().texture_descriptors(texObject, nullptr, pTexDesc));
+}
+
 // --- not supported: said once, never silent -------------------------------------------------
 
 cudaError_t cudaDeviceEnablePeerAccess(int /*peerDevice*/, unsigned int /*flags*/) {
@@ -742,14 +776,6 @@ cudaError_t cudaMallocArray(cudaArray_t* /*array*/, const cudaChannelFormatDesc*
                             size_t /*width*/, size_t /*height*/, unsigned int /*flags*/) {
     const auto lock = serialise();
     return rt().unsupported("cudaMallocArray", "CUDA arrays (textures over linear memory only)");
-}
-
-cudaError_t cudaCreateTextureObject(cudaTextureObject_t* /*pTexObject*/,
-                                    const cudaResourceDesc* /*pResDesc*/,
-                                    const cudaTextureDesc* /*pTexDesc*/,
-                                    const cudaResourceViewDesc* /*pResViewDesc*/) {
-    const auto lock = serialise();
-    return rt().unsupported("cudaCreateTextureObject", "texture fetches are not simulated yet");
 }
 
 cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t* /*pSurfObject*/,

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
@@ -17,6 +18,7 @@
 #include <cstring>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <stop_token>
 #include <thread>
@@ -580,6 +582,125 @@ cudaError_t runtime::symbol_size(std::size_t* size, const void* symbol) {
     return cudaSuccess;
 }
 
+namespace {
+
+// The texel format of a channel descriptor: equal widths of 8, 16 or 32 bits on the first
+// 1, 2 or 4 channels, signed, unsigned or float; nullopt for anything else.
+std::optional<std::pair<std::uint8_t, std::uint8_t>> texel_format(const cudaChannelFormatDesc& d) {
+    const std::array<int, 4> bits{d.x, d.y, d.z, d.w};
+    std::uint8_t channels = 0;
+    while (channels < 4 && bits[channels] != 0)
+        ++channels;
+    for (std::size_t c = channels; c < 4; ++c)
+        if (bits[c] != 0) return std::nullopt;
+    if (channels == 0 || channels == 3) return std::nullopt;
+    for (std::size_t c = 1; c < channels; ++c)
+        if (bits[c] != bits[0]) return std::nullopt;
+    if (bits[0] != 8 && bits[0] != 16 && bits[0] != 32) return std::nullopt;
+    if (d.f != cudaChannelFormatKindSigned && d.f != cudaChannelFormatKindUnsigned &&
+        d.f != cudaChannelFormatKindFloat)
+        return std::nullopt;
+    if (d.f == cudaChannelFormatKindFloat && bits[0] == 8) return std::nullopt;
+    return std::pair{channels, static_cast<std::uint8_t>(bits[0])};
+}
+
+} // namespace
+
+cudaError_t runtime::create_texture(cudaTextureObject_t* out, const cudaResourceDesc* res,
+                                    const cudaTextureDesc* tex, const cudaResourceViewDesc* view) {
+    if (out == nullptr || res == nullptr || tex == nullptr) return record(cudaErrorInvalidValue);
+    if (res->resType == cudaResourceTypeArray || res->resType == cudaResourceTypeMipmappedArray)
+        return unsupported("cudaCreateTextureObject on a CUDA array",
+                           "CUDA arrays are not simulated; textures read linear or pitched 2D "
+                           "memory");
+    if (res->resType != cudaResourceTypeLinear && res->resType != cudaResourceTypePitch2D)
+        return record(cudaErrorInvalidValue);
+    if (view != nullptr) return record(cudaErrorInvalidValue); // views apply to arrays only
+    if (tex->sRGB != 0)
+        return unsupported("cudaCreateTextureObject with sRGB", "sRGB conversion is not simulated");
+    const bool linear = res->resType == cudaResourceTypeLinear;
+    const cudaChannelFormatDesc& fmt = linear ? res->res.linear.desc : res->res.pitch2D.desc;
+    const auto format = texel_format(fmt);
+    if (!format) return record(cudaErrorInvalidChannelDescriptor);
+    ptx::texture_header h;
+    h.channels = format->first;
+    h.channel_bits = format->second;
+    h.kind = static_cast<ptx::texture_kind>(fmt.f);
+    const std::uint64_t texel = h.texel_bytes();
+    void* base = linear ? res->res.linear.devPtr : res->res.pitch2D.devPtr;
+    h.base = address(base);
+    if (linear) {
+        const std::size_t bytes = res->res.linear.sizeInBytes;
+        // CUDA's maxTexture1DLinear on compute capability 2.x: 2^27 texels.
+        if (bytes == 0 || bytes % texel != 0 || bytes / texel > (std::uint64_t{1} << 27))
+            return record(cudaErrorInvalidValue);
+        h.resource = ptx::texture_resource::linear;
+        h.width = bytes / texel;
+        h.height = 1;
+        h.pitch = bytes;
+    } else {
+        const auto& p2 = res->res.pitch2D;
+        // maxTexture2DLinear on compute capability 2.x: 65000 x 65000 texels, pitch up to 2^20.
+        if (p2.width == 0 || p2.height == 0 || p2.width > 65000 || p2.height > 65000 ||
+            p2.pitchInBytes % 32 != 0 || p2.pitchInBytes < p2.width * texel ||
+            p2.pitchInBytes > (std::size_t{1} << 20))
+            return record(cudaErrorInvalidValue);
+        h.resource = ptx::texture_resource::pitch2d;
+        h.width = p2.width;
+        h.height = p2.height;
+        h.pitch = p2.pitchInBytes;
+    }
+    // The texels must lie in one live device allocation that starts aligned (textureAlignment).
+    const std::uint64_t span = (h.height - 1) * h.pitch + h.width * texel;
+    if (base == nullptr || h.base % 256 != 0 ||
+        dev_.memory().allocation_at(h.base, span) == nullptr)
+        return record(cudaErrorInvalidValue);
+    for (std::size_t a = 0; a < 2; ++a) {
+        const int m = static_cast<int>(tex->addressMode[a]);
+        if (m < 0 || m > 3) return record(cudaErrorInvalidValue);
+        h.address[a] = static_cast<ptx::texture_address>(m);
+    }
+    if (tex->filterMode != cudaFilterModePoint && tex->filterMode != cudaFilterModeLinear)
+        return record(cudaErrorInvalidValue);
+    if (tex->readMode != cudaReadModeElementType && tex->readMode != cudaReadModeNormalizedFloat)
+        return record(cudaErrorInvalidValue);
+    h.filter = static_cast<ptx::texture_filter>(tex->filterMode);
+    h.read = static_cast<ptx::texture_read>(tex->readMode);
+    h.normalized_coords = tex->normalizedCoords != 0;
+    for (std::size_t c = 0; c < 4; ++c)
+        h.border[c] = tex->borderColor[c];
+    // Filtering needs float results; the normalised-float read mode needs 8- or 16-bit integers.
+    if (!h.problem().empty()) return record(cudaErrorInvalidValue);
+    try {
+        const auto b = dev_.alloc(ptx::texture_header::bytes,
+                                  "texture object " + std::to_string(textures_.size()));
+        const auto bytes = h.encode();
+        dev_.memory().write_bytes(b.address, bytes);
+        textures_[b.address] = texture_record{*res, *tex};
+        *out = b.address;
+        return cudaSuccess;
+    } catch (const config_error&) {
+        return record(cudaErrorMemoryAllocation);
+    }
+}
+
+cudaError_t runtime::destroy_texture(cudaTextureObject_t t) {
+    const auto it = textures_.find(t);
+    if (it == textures_.end()) return record(cudaErrorInvalidValue);
+    dev_.free(t);
+    textures_.erase(it);
+    return cudaSuccess;
+}
+
+cudaError_t runtime::texture_descriptors(cudaTextureObject_t t, cudaResourceDesc* res,
+                                         cudaTextureDesc* tex) const {
+    const auto it = textures_.find(t);
+    if (it == textures_.end() || (res == nullptr && tex == nullptr)) return cudaErrorInvalidValue;
+    if (res != nullptr) *res = it->second.res;
+    if (tex != nullptr) *tex = it->second.tex;
+    return cudaSuccess;
+}
+
 cudaError_t runtime::pointer_attributes(cudaPointerAttributes* a, const void* p) {
     if (a == nullptr) return record(cudaErrorInvalidValue);
     std::memset(a, 0, sizeof *a);
@@ -754,8 +875,11 @@ void runtime::properties(cudaDeviceProp& p) const {
     p.maxGridSize[2] = 65535;
     p.totalConstMem = 65536;
     std::tie(p.major, p.minor) = compute_capability(opt_.preset);
-    p.textureAlignment = 512;
+    p.textureAlignment = 256; // cudaMalloc's alignment here
     p.texturePitchAlignment = 32;
+    p.maxTexture2DLinear[0] = 65000;
+    p.maxTexture2DLinear[1] = 65000;
+    p.maxTexture2DLinear[2] = 1 << 20;
     p.multiProcessorCount = static_cast<int>(g.sms);
     p.canMapHostMemory = 0;
     p.unifiedAddressing = 1;

@@ -13,6 +13,7 @@
 #include <warpkit/ptx/kernel.hpp>
 #include <warpkit/ptx/launch.hpp>
 #include <warpkit/ptx/parser.hpp>
+#include <warpkit/ptx/texture.hpp>
 
 #include <cuda_runtime_api.h>
 
@@ -137,6 +138,14 @@ public:
     cudaError_t symbol_address(void** ptr, const void* symbol);
     cudaError_t symbol_size(std::size_t* size, const void* symbol);
     cudaError_t pointer_attributes(cudaPointerAttributes* a, const void* p);
+
+    // Texture objects over linear and pitched 2D memory: a header in device memory (its
+    // address is the handle), read by the PTX executor's tex.
+    cudaError_t create_texture(cudaTextureObject_t* out, const cudaResourceDesc* res,
+                               const cudaTextureDesc* tex, const cudaResourceViewDesc* view);
+    cudaError_t destroy_texture(cudaTextureObject_t t);
+    cudaError_t texture_descriptors(cudaTextureObject_t t, cudaResourceDesc* res,
+                                    cudaTextureDesc* tex) const;
     [[nodiscard]] std::uint64_t live_bytes() const noexcept { return dev_.live_bytes(); }
 
     // Device description.
@@ -201,6 +210,12 @@ private:
         std::uint64_t bytes = 0;
     };
     std::vector<managed_variable> managed_variables_;
+    /// Live texture objects by handle, with the descriptors they were created from.
+    struct texture_record {
+        cudaResourceDesc res{};
+        cudaTextureDesc tex{};
+    };
+    std::map<std::uint64_t, texture_record> textures_;
     std::set<std::string> said_;
     std::uint64_t launches_ = 0;
     std::uint64_t cycles_ = 0;

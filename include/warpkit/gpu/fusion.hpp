@@ -129,8 +129,10 @@ fused_sm_nodes(const noc::mesh_params& mesh, const std::vector<std::uint32_t>& s
     auto& l1 = p.memory.l1;
     detail::fuse_cache(l1.data);
     detail::fuse_cache(l1.constant);
+    detail::fuse_cache(l1.texture);
     l1.data_latency += fused_l1_extra_cycles;
     l1.constant_latency += fused_l1_extra_cycles;
+    l1.texture_latency += fused_l1_extra_cycles;
     l1.prt.entries *= 2;
     l1.atomic_queue *= 2;
 

@@ -132,7 +132,7 @@ inline void check_class(invariant_report& r, std::string_view name, const noc_cl
     for (std::size_t i = 0; i < m.sms.size(); ++i) {
         const auto& s = m.sms[i];
         const std::uint64_t out =
-            s.reads_sent + s.const_reads_sent + s.writes_sent + s.atomics_sent;
+            s.reads_sent + s.const_reads_sent + s.tex_reads_sent + s.writes_sent + s.atomics_sent;
         sent += out;
         received += s.replies_received;
         r.equal(detail::indexed("sm", i, "replies_received == requests sent"), s.replies_received,
@@ -143,6 +143,7 @@ inline void check_class(invariant_report& r, std::string_view name, const noc_cl
                 s.prt.requests_sent);
         detail::check_cache(r, detail::indexed("sm", i, "l1d"), s.l1d);
         detail::check_cache(r, detail::indexed("sm", i, "constant"), s.constant);
+        detail::check_cache(r, detail::indexed("sm", i, "texture"), s.texture);
     }
     detail::check_class(r, "noc.request", m.noc.request);
     detail::check_class(r, "noc.reply", m.noc.reply);

@@ -12,6 +12,7 @@ namespace warpkit::gpu {
 enum class mem_kind : std::uint8_t {
     read,       ///< an L1 data-cache line fill
     const_read, ///< a constant-cache line fill
+    tex_read,   ///< a texture-cache line fill
     write,      ///< write data (L1 write-evict / write-through); acknowledged
     atomic      ///< read-modify-write performed at the L2; the reply carries the old values
 };

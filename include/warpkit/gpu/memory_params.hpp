@@ -63,6 +63,16 @@ namespace warpkit::gpu {
     return p;
 }
 
+/// The 12 KB texture cache of a Fermi SM (NVIDIA's GF100 description: 12 KB of texture cache
+/// per SM) with the geometry of GPGPU-Sim's GTX480 configuration: 4 sets of 24 ways of
+/// 128-byte lines, read-only.
+[[nodiscard]] constexpr mem::cache_params fermi_texture_cache() noexcept {
+    mem::cache_params p;
+    p.sets = 4;
+    p.ways = 24;
+    return p;
+}
+
 /// The memory side of one SM (used by the hierarchy model).
 struct l1_params {
     /// L1 data cache: GTX480 16 KB (32 sets x 128 B x 4 ways), write-evict for global data,
@@ -75,12 +85,20 @@ struct l1_params {
     mem::cache_controller_params constant{fermi_constant_cache(), mem::mshr_params{8, 8}, 4};
     /// Core cycles of a constant-cache hit (the fixed constant latency of the ideal model).
     std::uint32_t constant_latency = 38;
+    /// Texture cache for `tex` fetches: 12 KB, 128 MSHR entries of up to 4 merged requests
+    /// and 128 waiting misses (GPGPU-Sim's GTX480 texture cache).
+    mem::cache_controller_params texture{fermi_texture_cache(), mem::mshr_params{128, 4}, 128};
+    /// Core cycles of a texture-cache hit: 261, the texture L1 hit latency Wong et al.
+    /// measured on the GT200 ("Demystifying GPU Microarchitecture through
+    /// Microbenchmarking", ISPASS 2010; the papers implemented here give no Fermi figure).
+    /// With the ideal memory a fetch costs the global latency.
+    std::uint32_t texture_latency = 261;
     /// Warp memory instructions in flight (global, local, constant, atomic).
     mem::prt_params prt{};
     std::uint32_t reply_queue = 4;  ///< replies taken from the network, one handled per cycle
     std::uint32_t atomic_queue = 8; ///< atomics waiting for the network (they bypass the L1)
-    WARPKIT_FIELDS(l1_params, data, data_latency, constant, constant_latency, prt, reply_queue,
-                   atomic_queue)
+    WARPKIT_FIELDS(l1_params, data, data_latency, constant, constant_latency, texture,
+                   texture_latency, prt, reply_queue, atomic_queue)
 
     void validate() const {
         check(data.cache.sector_bytes == 0 && data.cache.line_bytes >= mem::max_transaction_bytes,
@@ -91,7 +109,12 @@ struct l1_params {
               "constant.cache", constant.cache.line_bytes,
               "unsectored lines of at least 128 bytes (one coalesced transaction per access)");
         check_range("data_latency", data_latency, 1u, 100000u);
+        check(texture.cache.sector_bytes == 0 &&
+                  texture.cache.line_bytes >= mem::max_transaction_bytes,
+              "texture.cache", texture.cache.line_bytes,
+              "unsectored lines of at least 128 bytes (one coalesced transaction per access)");
         check_range("constant_latency", constant_latency, 1u, 100000u);
+        check_range("texture_latency", texture_latency, 1u, 100000u);
         check_range("reply_queue", reply_queue, 1u, 4096u);
         check_range("atomic_queue", atomic_queue, 1u, 4096u);
     }

@@ -42,8 +42,11 @@ struct sm_memory_stats {
     std::uint64_t replies_received = 0;
     std::uint64_t access_stalls = 0;    ///< cycles the access stage waited (no way, MSHR, queue)
     std::uint64_t fill_latency_sum = 0; ///< core cycles from sending a read to its fill
+    cache_controller_stats texture{};   ///< texture cache
+    std::uint64_t tex_reads_sent = 0;   ///< texture-cache line fills requested
     WARPKIT_FIELDS(sm_memory_stats, l1d, constant, prt, reads_sent, const_reads_sent, writes_sent,
-                   atomics_sent, replies_received, access_stalls, fill_latency_sum)
+                   atomics_sent, replies_received, access_stalls, fill_latency_sum, texture,
+                   tex_reads_sent)
 };
 
 /// One L2 slice.

@@ -42,6 +42,7 @@
 #include <warpkit/ptx/launch.hpp>
 #include <warpkit/ptx/names.hpp>
 #include <warpkit/ptx/semantics.hpp>
+#include <warpkit/ptx/texture.hpp>
 #include <warpkit/simt/concepts.hpp>
 
 #include <algorithm>
@@ -49,6 +50,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -198,6 +200,10 @@ public:
             return d;
         case op::vote:
             vote_(slot, p, exec);
+            w.stack.advance(next);
+            return d;
+        case op::tex:
+            texture_(slot, p, exec, d);
             w.stack.advance(next);
             return d;
         case op::activemask:
@@ -951,6 +957,53 @@ private:
         }
     }
 
+    // tex: each lane reads the texture object its handle register names (a header in device
+    // memory) and samples it; the timing model sees one texel address per lane.
+    void texture_(std::uint32_t slot, const ptx::prepared_inst& p, mask exec,
+                  isa::dynamic_inst<WarpSize>& d) {
+        const ptx::instruction& in = p.in;
+        const std::size_t dims = in.geom == ptx::tex_geom::d2 ? 2 : 1;
+        std::uint64_t texel_bytes = 0;
+        for (const std::size_t l : exec) {
+            const std::uint64_t handle = read_(slot, p.src[0], l);
+            const ptx::texture_header& h = texture_header_(handle, l);
+            std::array<std::uint32_t, 2> coords{};
+            for (std::size_t c = 0; c < dims; ++c)
+                coords[c] = static_cast<std::uint32_t>(read_(slot, p.src[1 + c], l));
+            const auto fetched = ptx::sample_texture(
+                h, in.t, in.t2, std::span<const std::uint32_t>(coords.data(), dims),
+                [&](std::uint64_t a, unsigned bytes) {
+                    if (mem_->bounds_checked()) check_bounds_(a, bytes, l);
+                    return mem_->load_value(a, bytes);
+                });
+            for (std::size_t e = 0; e < 4; ++e)
+                if (p.dst[e] != ptx::no_index) put_(slot, p.dst[e], l, fetched.value[e], in.t);
+            // A lane that read only the border colour still occupies its texture-cache slot:
+            // it is given the texture's first texel.
+            d.addr[l] = fetched.touched_memory ? fetched.address : h.base;
+            texel_bytes = std::max<std::uint64_t>(texel_bytes, h.texel_bytes());
+        }
+        d.si.access_bytes = static_cast<std::uint8_t>(texel_bytes == 0 ? 4 : texel_bytes);
+    }
+
+    // The texture object at `handle` (the last one found is kept: a warp's lanes and its
+    // fetches nearly always name the same one). A handle that names no texture object faults.
+    const ptx::texture_header& texture_header_(std::uint64_t handle, std::size_t l) {
+        if (last_texture_.has_value() && texture_handle_ == handle) return *last_texture_;
+        std::array<std::uint8_t, ptx::texture_header::bytes> raw{};
+        const bool inside =
+            handle % 8 == 0 && handle <= ~std::uint64_t{0} - raw.size() &&
+            (!mem_->bounds_checked() || mem_->allocation_at(handle, raw.size()) != nullptr);
+        if (inside) mem_->read_bytes(handle, std::span<std::uint8_t>(raw));
+        auto h = inside ? ptx::texture_header::decode(raw) : std::nullopt;
+        if (!h || !h->problem().empty())
+            fault_(cur_pc_, "tex (pc " + std::to_string(cur_pc_) + ", lane " + std::to_string(l) +
+                                "): " + hex_(handle) + " is not a live texture object");
+        last_texture_ = *h;
+        texture_handle_ = handle;
+        return *last_texture_;
+    }
+
     // A global access of `bytes` bytes at `a` by lane l must fall inside one allocation.
     void check_bounds_(std::uint64_t a, std::uint64_t bytes, std::size_t l) {
         if (a >= hit_lo_ && a - hit_lo_ <= hit_bytes_ && hit_bytes_ - (a - hit_lo_) >= bytes)
@@ -1101,6 +1154,8 @@ private:
     const ptx::launch* l_;
     const ptx::kernel* k_;
     global_memory* mem_;
+    std::optional<ptx::texture_header> last_texture_; // the texture object last fetched from
+    std::uint64_t texture_handle_ = 0;
     std::size_t nregs_;
     std::size_t local_bytes_;
     std::uint32_t shared_bytes_;

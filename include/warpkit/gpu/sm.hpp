@@ -145,12 +145,13 @@ struct sm_stats {
     std::uint64_t warps_started = 0;  ///< warps of dispatched blocks with live threads, and cut parts
     std::uint64_t warps_finished = 0; ///< warps whose every thread exited (cut parts included)
     reconfig::sm_split_stats split{}; ///< AMOEBA's dynamic split (zero when off)
+    std::uint64_t tex_accesses = 0;   ///< warp texture fetches (tex)
     WARPKIT_FIELDS(sm_stats, cycles, active_cycles, warp_instructions, thread_instructions,
                    issued_by_unit, stalls, fetches, ibuffer_flushes, blocks_completed,
                    shared_accesses, shared_bank_passes, shared_replays, global_accesses,
                    global_transactions, const_accesses, barrier_releases, block_cycles,
                    warp_threads, global_loads, global_stores, global_lane_accesses, request_flits,
-                   warps_started, warps_finished, split)
+                   warps_started, warps_finished, split, tex_accesses)
 };
 
 /// The op_class (latency / initiation interval group) of a static instruction.
@@ -279,13 +280,12 @@ public:
     sm(std::uint32_t id, const sm_params& p, const typename scheduler_bank_type::params_type& sched,
        Source source, const memory_params& memory = ideal_memory())
         : id_(id), p_(checked(p)), source_(std::move(source)), sched_(sched), sched1_(sched),
-          units_(p_.units), units1_(p_.units),
-          scoreboard_(issue::scoreboard_params{p_.contexts()}), banks_(p_.banks),
-          warps_(p_.contexts()), blocks_(p_.block_slots), split_(p_.split),
+          units_(p_.units), units1_(p_.units), scoreboard_(issue::scoreboard_params{p_.contexts()}),
+          banks_(p_.banks), warps_(p_.contexts()), blocks_(p_.block_slots), split_(p_.split),
           hier_(memory.model == memory_model::hierarchy),
           l1_(hier_ ? checked_l1_(memory) : minimal_l1_()), prt_(l1_.prt), pend_(l1_.prt.entries),
-          l1d_(l1_.data), const_(l1_.constant), write_bytes_(l1_.data.miss_queue),
-          atomics_(l1_.atomic_queue), in_(l1_.reply_queue),
+          l1d_(l1_.data), const_(l1_.constant), tex_(l1_.texture),
+          write_bytes_(l1_.data.miss_queue), atomics_(l1_.atomic_queue), in_(l1_.reply_queue),
           flit_bytes_(std::max(1U, memory.noc.flit_bytes())),
           header_bytes_(memory.noc.header_bytes) {
         if (sched.schedulers > p_.issue_width)
@@ -394,8 +394,8 @@ public:
 
     // ---- memory ports (hierarchy model) -------------------------------------------------
     // Every core cycle the GPU may hand the SM one reply (before tick) and take one request
-    // (after tick). Requests come from the L1 data cache's miss queue, the constant cache's
-    // and the atomics queue in turn.
+    // (after tick). Requests come from the L1 data cache's miss queue, the constant cache's,
+    // the atomics queue and the texture cache's miss queue in turn.
 
     /// True when the SM uses the memory hierarchy (its ports are live).
     [[nodiscard]] bool uses_hierarchy() const noexcept { return hier_; }
@@ -410,7 +410,7 @@ public:
             m.sent = now_;
             return m;
         }
-        const auto& c = k == 0 ? l1d_ : const_;
+        const auto& c = cache_of_port_(k);
         const mem::mem_request& r = c.miss_queue().front();
         mem_message m;
         m.addr = r.addr;
@@ -420,7 +420,7 @@ public:
         const std::uint32_t line = c.params().cache.line_bytes;
         switch (r.kind) {
         case mem::mem_request_kind::read:
-            m.kind = k == 0 ? mem_kind::read : mem_kind::const_read;
+            m.kind = k == 0 ? mem_kind::read : (k == 1 ? mem_kind::const_read : mem_kind::tex_read);
             m.reply_bytes = line;
             break;
         case mem::mem_request_kind::write:
@@ -443,10 +443,10 @@ public:
             atomics_.pop();
             ++ms_.atomics_sent;
         } else {
-            auto& q = (k == 0 ? l1d_ : const_).miss_queue();
+            auto& q = cache_of_port_(k).miss_queue();
             switch (q.front().kind) {
             case mem::mem_request_kind::read:
-                ++(k == 0 ? ms_.reads_sent : ms_.const_reads_sent);
+                ++(k == 0 ? ms_.reads_sent : (k == 1 ? ms_.const_reads_sent : ms_.tex_reads_sent));
                 break;
             case mem::mem_request_kind::write:
                 write_bytes_.pop();
@@ -458,7 +458,7 @@ public:
             }
             q.pop();
         }
-        port_next_ = (k + 1) % 3;
+        port_next_ = (k + 1) % ports_;
     }
     /// True when the SM can take a reply this cycle.
     [[nodiscard]] bool can_receive() const noexcept { return hier_ && in_.can_push(); }
@@ -473,6 +473,7 @@ public:
         if (hier_) {
             m.l1d = l1d_.stats();
             m.constant = const_.stats();
+            m.texture = tex_.stats();
             m.prt = prt_.stats();
         }
         return m;
@@ -482,6 +483,10 @@ public:
     /// The constant cache with its MSHRs (hierarchy model).
     [[nodiscard]] const mem::cache_controller<std::uint32_t>& constant_cache() const noexcept {
         return const_;
+    }
+    /// The texture cache with its MSHRs (hierarchy model).
+    [[nodiscard]] const mem::cache_controller<std::uint32_t>& texture_cache() const noexcept {
+        return tex_;
     }
     [[nodiscard]] std::uint32_t id() const noexcept { return id_; }
     [[nodiscard]] const sm_params& params() const noexcept { return p_; }
@@ -565,12 +570,14 @@ private:
         friend bool operator>(const event& a, const event& b) noexcept { return a.at > b.at; }
     };
     // What a pending-request-table entry is (hierarchy model).
-    enum class access_kind : std::uint8_t { load, constant, store, atomic };
+    enum class access_kind : std::uint8_t { load, constant, texture, store, atomic };
     struct pending {
         issue::operands writes{};
         access_kind kind = access_kind::load;
     };
-    static constexpr std::uint32_t no_port_ = 3;
+    // Request sources: 0 L1 data, 1 constant, 2 atomics, 3 texture.
+    static constexpr std::uint32_t ports_ = 4;
+    static constexpr std::uint32_t no_port_ = ports_;
 
     static const sm_params& checked(const sm_params& p) {
         validate(p);
@@ -593,6 +600,7 @@ private:
         l.data.mshr = mem::mshr_params{1, 1};
         l.data.miss_queue = 2;
         l.constant = l.data;
+        l.texture = l.data;
         l.prt.entries = 1;
         l.reply_queue = 1;
         l.atomic_queue = 1;
@@ -649,6 +657,7 @@ private:
         if (hier_) {
             if (l1d_.has_ready()) prt_reply_(l1d_.pop_ready());
             if (const_.has_ready()) prt_reply_(const_.pop_ready());
+            if (tex_.has_ready()) prt_reply_(tex_.pop_ready());
         }
     }
 
@@ -667,8 +676,11 @@ private:
         const mem_message& m = in_.front();
         switch (m.kind) {
         case mem_kind::read:
-        case mem_kind::const_read: {
-            auto& c = m.kind == mem_kind::read ? l1d_ : const_;
+        case mem_kind::const_read:
+        case mem_kind::tex_read: {
+            auto& c = m.kind == mem_kind::read         ? l1d_
+                      : m.kind == mem_kind::const_read ? const_
+                                                       : tex_;
             const mem::mem_request r{m.addr, m.sectors, mem::mem_request_kind::read};
             if (!c.can_fill(r)) return;
             c.fill(r);
@@ -698,16 +710,21 @@ private:
         const bool last = prt_.sent(id) + 1 == prt_.requests(id).size();
         switch (pend_[id].kind) {
         case access_kind::load:
-        case access_kind::constant: {
-            const bool data = pend_[id].kind == access_kind::load;
-            const auto st = (data ? l1d_ : const_).read(t.addr, t.size, id);
+        case access_kind::constant:
+        case access_kind::texture: {
+            const access_kind kind = pend_[id].kind;
+            auto& c =
+                kind == access_kind::load ? l1d_ : (kind == access_kind::constant ? const_ : tex_);
+            const auto st = c.read(t.addr, t.size, id);
             if (stalled_(st)) {
                 ++ms_.access_stalls;
                 return;
             }
             static_cast<void>(prt_.send(id));
             if (st == mem::access_status::hit) {
-                const std::uint64_t lat = data ? l1_.data_latency : l1_.constant_latency;
+                const std::uint64_t lat = kind == access_kind::load       ? l1_.data_latency
+                                          : kind == access_kind::constant ? l1_.constant_latency
+                                                                          : l1_.texture_latency;
                 events_.push_back(event{now_ + lat, prt_.warp(id), issue::operands{}, id});
                 std::push_heap(events_.begin(), events_.end(), std::greater<>{});
             }
@@ -756,20 +773,27 @@ private:
     // The port the next request leaves from: the three sources in turn.
     [[nodiscard]] std::uint32_t port_pick_() const noexcept {
         if (!hier_) return no_port_;
-        for (std::uint32_t k = 0; k < 3; ++k) {
-            const std::uint32_t j = (port_next_ + k) % 3;
-            const bool any = j == 0   ? !l1d_.miss_queue().empty()
-                             : j == 1 ? !const_.miss_queue().empty()
-                                      : !atomics_.empty();
+        for (std::uint32_t k = 0; k < ports_; ++k) {
+            const std::uint32_t j = (port_next_ + k) % ports_;
+            const bool any = j == 2 ? !atomics_.empty() : !cache_of_port_(j).miss_queue().empty();
             if (any) return j;
         }
         return no_port_;
+    }
+    // The cache behind request source k (0, 1 or 3).
+    [[nodiscard]] const mem::cache_controller<std::uint32_t>&
+    cache_of_port_(std::uint32_t k) const noexcept {
+        return k == 0 ? l1d_ : (k == 1 ? const_ : tex_);
+    }
+    [[nodiscard]] mem::cache_controller<std::uint32_t>& cache_of_port_(std::uint32_t k) noexcept {
+        return k == 0 ? l1d_ : (k == 1 ? const_ : tex_);
     }
 
     [[nodiscard]] bool memory_idle_() const noexcept {
         return cur_ == no_entry_ && prt_.occupancy() == 0 && writes_pending_ == 0 && in_.empty() &&
                atomics_.empty() && l1d_.miss_queue().empty() && const_.miss_queue().empty() &&
-               l1d_.mshrs().occupancy() == 0 && const_.mshrs().occupancy() == 0;
+               tex_.miss_queue().empty() && l1d_.mshrs().occupancy() == 0 &&
+               const_.mshrs().occupancy() == 0 && tex_.mshrs().occupancy() == 0;
     }
 
     // Issues a global, local, constant or atomic access to the hierarchy: its PRT entry
@@ -787,6 +811,10 @@ private:
             pe.kind = access_kind::constant;
             base = constant_space_base;
             ++s_.const_accesses;
+            break;
+        case isa::mem_space::texture: // texels are global memory, through the texture cache
+            pe.kind = access_kind::texture;
+            ++s_.tex_accesses;
             break;
         case isa::mem_space::local:
             base = local_space_base;
@@ -814,7 +842,8 @@ private:
             }
             return;
         }
-        if (pe.kind != access_kind::constant) s_.global_transactions += prt_.requests(*id).size();
+        if (pe.kind != access_kind::constant && pe.kind != access_kind::texture)
+            s_.global_transactions += prt_.requests(*id).size();
         pend_[*id] = pe;
         cur_ = *id;
         cur_at_ = now_ + agen;
@@ -1473,6 +1502,11 @@ private:
             latency = p_.const_latency;
             ++s_.const_accesses;
             break;
+        case isa::mem_space::texture: // the ideal memory: a fetch costs a global access
+            coalescer_.coalesce(d.addr, d.si.access_bytes, d.active, txns_);
+            occupancy = std::max<std::uint64_t>(1, txns_.size());
+            ++s_.tex_accesses;
+            break;
         default: {
             coalescer_.coalesce(d.addr, d.si.access_bytes, d.active, txns_);
             occupancy = std::max<std::uint64_t>(1, txns_.size());
@@ -1583,6 +1617,7 @@ private:
     std::vector<pending> pend_; // per PRT entry
     mem::cache_controller<std::uint32_t> l1d_;
     mem::cache_controller<std::uint32_t> const_;
+    mem::cache_controller<std::uint32_t> tex_;
     fifo<std::uint32_t> write_bytes_; // data bytes of the writes in l1d_'s miss queue
     fifo<mem_message> atomics_;       // atomics waiting for the request port
     fifo<mem_message> in_;            // replies taken from the reply port

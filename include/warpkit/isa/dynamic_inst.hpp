@@ -16,7 +16,7 @@
 namespace warpkit::isa {
 
 /// Memory a load, store or atomic touches.
-enum class mem_space : std::uint8_t { none, shared, global, constant, local, param };
+enum class mem_space : std::uint8_t { none, shared, global, constant, local, param, texture };
 /// Kind of memory access.
 enum class mem_op : std::uint8_t { none, load, store, atomic };
 

@@ -178,6 +178,8 @@ enum class op : std::uint16_t {
     ret,
     exit,
     trap,
+    // texture
+    tex,
 };
 
 /// Rounding modifiers (`.rn .rz .rm .rp` for floats, `.rni .rzi .rmi .rpi` to integral).
@@ -221,6 +223,8 @@ enum class prmt_mode : std::uint8_t { none, f4e, b4e, rc8, ecl, ecr, rc16 };
 enum class order : std::uint8_t { none, weak, relaxed, acquire, release, acq_rel, sc, volatile_ };
 /// Scope of a memory-ordering qualifier.
 enum class scope : std::uint8_t { none, cta, gpu, sys };
+/// Geometry of a texture fetch (`tex.1d`, `tex.2d`).
+enum class tex_geom : std::uint8_t { none, d1, d2 };
 /// What testp tests (`.finite .infinite .number .notanumber .normal .subnormal`).
 enum class test_op : std::uint8_t { none, finite, infinite, number, notanumber, normal, subnormal };
 /// Special registers (`%tid.x` is sreg::tid with dim 0).
@@ -323,6 +327,7 @@ struct instruction {
     bool warp = false;                ///< bar.warp.sync (operand: the member mask)
     bool shiftamt = false;        ///< bfind.shiftamt: the shift amount instead of the bit position
     test_op test = test_op::none; ///< testp: the property tested
+    tex_geom geom = tex_geom::none; ///< tex: the geometry (operands: {d}, handle, {coords})
     std::uint32_t guard = no_index; ///< guard predicate register (`@p`), no_index when none
     bool guard_negated = false;     ///< `@!p`
     std::uint8_t num_operands = 0;

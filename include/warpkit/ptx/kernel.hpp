@@ -58,7 +58,7 @@
 namespace warpkit::ptx {
 
 /// Number of PTX opcodes (arrays indexed by op).
-inline constexpr std::size_t op_count = static_cast<std::size_t>(op::trap) + 1;
+inline constexpr std::size_t op_count = static_cast<std::size_t>(op::tex) + 1;
 
 /// Local memory a thread may have (CUDA: 512 KiB per thread since compute capability 2.0).
 inline constexpr std::uint64_t max_local_bytes = 512 * 1024;
@@ -1115,6 +1115,8 @@ private:
             if (p.addr.sp == space::constant || p.addr.sp == space::param)
                 return {U::ldst, L::const_mem};
             return {U::ldst, L::global_mem};
+        case op::tex: // through the texture cache; the ideal memory gives it the global latency
+            return {U::ldst, L::global_mem};
         case op::bra:
             return {U::branch, L::branch};
         case op::exit:
@@ -1221,7 +1223,12 @@ private:
                 break;
             }
         }
-        if (s.mop != isa::mem_op::none) {
+        if (in.opcode == op::tex) {
+            // The executor gives each fetch its texel size (access_bytes) and addresses.
+            s.mop = isa::mem_op::load;
+            s.space = isa::mem_space::texture;
+            s.access_bytes = 4;
+        } else if (s.mop != isa::mem_op::none) {
             switch (p.addr.sp) {
             case space::shared:
                 s.space = isa::mem_space::shared;

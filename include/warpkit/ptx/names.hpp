@@ -18,14 +18,14 @@ template <class E, std::size_t N>
     const auto i = static_cast<std::size_t>(e);
     return i < N ? names[i] : std::string_view{"?"};
 }
-inline constexpr std::array<std::string_view, 67> op_names{
+inline constexpr std::array<std::string_view, 68> op_names{
     "add",    "addc",  "sub", "subc", "mul", "mad",  "madc", "mul24",    "mad24",      "fma",
     "div",    "rem",   "abs", "neg",  "min", "max",  "sad",  "popc",     "clz",        "bfind",
     "brev",   "bfe",   "bfi", "prmt", "and", "or",   "xor",  "not",      "cnot",       "lop3",
     "shl",    "shr",   "shf", "setp", "set", "selp", "slct", "testp",    "copysign",   "cvt",
     "cvta",   "mov",   "ld",  "ldu",  "st",  "atom", "red",  "prefetch", "rcp",        "sqrt",
     "rsqrt",  "sin",   "cos", "lg2",  "ex2", "tanh", "shfl", "vote",     "activemask", "bar",
-    "membar", "fence", "bra", "call", "ret", "exit", "trap"};
+    "membar", "fence", "bra", "call", "ret", "exit", "trap", "tex"};
 inline constexpr std::array<std::string_view, 17> type_names{
     "",    "pred", "b8",  "b16", "b32", "b64", "u8",  "u16", "u32",
     "u64", "s8",   "s16", "s32", "s64", "f16", "f32", "f64"};
@@ -47,6 +47,7 @@ inline constexpr std::array<std::string_view, 8> order_names{
 inline constexpr std::array<std::string_view, 4> scope_names{"", "cta", "gpu", "sys"};
 inline constexpr std::array<std::string_view, 7> test_op_names{
     "", "finite", "infinite", "number", "notanumber", "normal", "subnormal"};
+inline constexpr std::array<std::string_view, 3> tex_geom_names{"", "1d", "2d"};
 inline constexpr std::array<std::string_view, 17> sreg_names{
     "%tid",         "%ntid",        "%ctaid",       "%nctaid",      "%laneid",     "%warpid",
     "%nwarpid",     "%smid",        "%nsmid",       "%gridid",      "%clock",      "%clock64",
@@ -104,6 +105,10 @@ inline constexpr std::array<std::string_view, 17> sreg_names{
 /// A testp property ("finite"); empty for none.
 [[nodiscard]] constexpr std::string_view name(test_op t) noexcept {
     return detail::spell(detail::test_op_names, t);
+}
+/// A texture geometry ("1d", "2d"); empty for none.
+[[nodiscard]] constexpr std::string_view name(tex_geom g) noexcept {
+    return detail::spell(detail::tex_geom_names, g);
 }
 /// A special register with its `%` ("%tid"), without a component.
 [[nodiscard]] constexpr std::string_view name(sreg s) noexcept {

@@ -111,6 +111,7 @@ enum class mclass : std::uint8_t {
     uni,
     cache, // cache-policy qualifiers: accepted and dropped
     level, // prefetch .L1 / .L2
+    geom,  // tex .1d / .2d
     none,
 };
 [[nodiscard]] constexpr std::uint64_t bit(mclass c) noexcept {
@@ -134,7 +135,7 @@ constexpr mod_word mw2(std::string_view t, mclass c1, E1 v1, mclass c2, E2 v2) {
     return {t, c1, static_cast<std::uint8_t>(v1), c2, static_cast<std::uint8_t>(v2), word_key(t)};
 }
 
-inline constexpr word_table<mod_word, 124> modifier_words{std::array<mod_word, 124>{
+inline constexpr word_table<mod_word, 126> modifier_words{std::array<mod_word, 126>{
     mw("pred", mclass::type, type::pred),
     mw("b8", mclass::type, type::b8),
     mw("b16", mclass::type, type::b16),
@@ -256,6 +257,8 @@ inline constexpr word_table<mod_word, 124> modifier_words{std::array<mod_word, 1
     mw("wt", mclass::cache, 1),
     mw("L1", mclass::level, 1),
     mw("L2", mclass::level, 2),
+    mw("1d", mclass::geom, tex_geom::d1),
+    mw("2d", mclass::geom, tex_geom::d2),
 }};
 
 // --- opcodes ----------------------------------------------------------------------------
@@ -297,7 +300,7 @@ inline constexpr std::uint64_t m_fp =
 inline constexpr std::uint64_t m_mem = m_ty | bit(mclass::space) | bit(mclass::order) |
                                        bit(mclass::scope) | bit(mclass::vec) | bit(mclass::cache);
 
-inline constexpr word_table<op_spec, 68> op_words{std::array<op_spec, 68>{
+inline constexpr word_table<op_spec, 69> op_words{std::array<op_spec, 69>{
     os("add", op::add, m_ty | m_fp | bit(mclass::cc), t_int | t_f | t_h),
     os("addc", op::addc, m_ty | bit(mclass::cc), t_32_64),
     os("sub", op::sub, m_ty | m_fp | bit(mclass::cc), t_int | t_f | t_h),
@@ -379,6 +382,8 @@ inline constexpr word_table<op_spec, 68> op_words{std::array<op_spec, 68>{
     os("ret", op::ret, bit(mclass::uni), 0),
     os("exit", op::exit, 0, 0),
     os("trap", op::trap, 0, 0),
+    os("tex", op::tex, m_ty | bit(mclass::geom) | bit(mclass::vec),
+       tb(type::u32) | tb(type::s32) | tb(type::f32), tb(type::s32) | tb(type::f32)),
 }};
 
 /// Special registers by name (with the `%`).
@@ -1520,6 +1525,9 @@ private:
             case mclass::uni:
                 in.uni = true;
                 break;
+            case mclass::geom:
+                in.geom = static_cast<tex_geom>(v);
+                break;
             case mclass::sync:
             case mclass::aligned:
             case mclass::cache:
@@ -1731,6 +1739,12 @@ private:
         case op::membar:
             no(in.sc == scope::none, "membar needs .cta, .gl or .sys");
             break;
+        case op::tex:
+            no(in.geom == tex_geom::none,
+               "tex needs .1d or .2d (3D, array, cube and multisample textures are not "
+               "supported)");
+            no(in.vec != 4, "tex needs .v4");
+            break;
         case op::fence:
             no(in.sem != order::sc && in.sem != order::acq_rel, "fence needs .sc or .acq_rel");
             no(in.sc == scope::none, "fence needs a scope (.cta .gpu .sys)");
@@ -1918,6 +1932,8 @@ private:
             return in.warp ? "s" : (in.arrive ? "ss" : "s?s");
         case op::bra:
             return "l";
+        case op::tex:
+            return "Vt";
         default:
             return "";
         }
@@ -2002,6 +2018,11 @@ private:
             case 'V':
             case 'W':
                 parse_vector(in, o, at, full, slot, c == 'V');
+                break;
+            case 't': // [handle, {coordinates}]: two operands
+                parse_texture(in, o, at, full, slot);
+                ++in.num_operands;
+                at_tok[in.num_operands] = at;
                 break;
             default:
                 break;
@@ -2120,6 +2141,8 @@ private:
                     false};
         case op::bar:
             return {type::u32, false};
+        case op::tex: // {d}, [handle, {coordinates}]
+            return {i == 0 ? t : (i == 1 ? type::b64 : in.t2), false};
         case op::and_:
         case op::or_:
         case op::xor_:
@@ -2462,6 +2485,53 @@ private:
             fail(at, squote(full) + " needs a vector of " + std::to_string(in.vec) +
                          " registers, found " + std::to_string(o.count));
         }
+    }
+
+    // tex: `[a, {c}]` or `[a, c]` (1d), `[a, {x, y}]` (2d); a is the 64-bit texture object
+    // handle, held in operand o; the coordinates go to the next operand.
+    void parse_texture(instruction& in, operand& o, const token& at, std::string_view full,
+                       std::size_t slot) {
+        if (!at.is('['))
+            fail(at, ordinal(slot) + " of " + squote(full) +
+                         " must be [texture, {coordinates}], found " + describe(at));
+        next();
+        const token h = peek();
+        if (h.kind != token_kind::ident)
+            fail(h, "expected the texture object register, found " + describe(h));
+        next();
+        const std::uint32_t r = lookup_register(h);
+        if (r == no_index) {
+            if (find_symbol(h.text).index != no_index)
+                fail(h, "texture references (" + squote(h.text) +
+                            ") are not supported; CUDA 13 has texture objects only");
+            undeclared(h);
+        }
+        if (bits(fn_->registers[r].t) != 64 || is_float(fn_->registers[r].t))
+            fail(h, "the texture object " + squote(h.text) + " must be a 64-bit integer register");
+        o.k = operand::kind::reg;
+        o.reg = r;
+        expect(',', "between the texture and its coordinates");
+        const std::size_t dims = in.geom == tex_geom::d2 ? 2 : 1;
+        operand& c = in.operands[in.num_operands + 1];
+        c.k = operand::kind::vector;
+        const bool braced = accept('{');
+        for (;;) {
+            const token e = peek();
+            if (e.kind != token_kind::ident)
+                fail(e, "expected a coordinate register, found " + describe(e));
+            next();
+            const std::uint32_t cr = lookup_register(e);
+            if (cr == no_index) undeclared(e);
+            if (c.count == 4) fail(e, "a vector has at most 4 elements");
+            c.elements[c.count++] = cr;
+            if (!braced || !accept(',')) break;
+        }
+        if (braced) expect('}', "to close the coordinates");
+        if (c.count != dims)
+            fail(at, squote(full) + " needs " + std::to_string(dims) + " coordinate" +
+                         (dims == 1 ? "" : "s") + ", found " + std::to_string(c.count));
+        if (peek().is(',')) fail(peek(), "explicit samplers are not supported in " + squote(full));
+        expect(']', "to close the texture operand");
     }
 
     // call{.uni} (results), f, (args);  call{.uni} f, (args);  call{.uni} f;

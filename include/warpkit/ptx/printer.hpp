@@ -82,6 +82,13 @@ inline void append_int(std::string& out, std::int64_t v) {
         s += in.arrive ? ".arrive" : ".sync";
         return s;
     }
+    if (o == op::tex) { // tex.geom.v4.dtype.ctype
+        append_dot(s, name(in.geom));
+        s += ".v4";
+        append_dot(s, name(in.t));
+        append_dot(s, name(in.t2));
+        return s;
+    }
     if (o == op::membar) {
         append_dot(s, in.sc == scope::gpu ? "gl" : name(in.sc));
         return s;
@@ -226,7 +233,9 @@ inline void print_instruction(std::string& out, const module& m, const function&
         (in.opcode == op::shfl && in.num_operands == 6);
     for (std::uint8_t i = 0; i < in.num_operands && i < in.operands.size(); ++i) {
         out += i == 0 ? " " : (pair && i == 1 ? "|" : ", ");
+        if (in.opcode == op::tex && i == 1) out += '['; // tex: [handle, {coordinates}]
         print_operand(out, m, f, in.operands[i]);
+        if (in.opcode == op::tex && i == 2) out += ']';
     }
     out += ';';
 }

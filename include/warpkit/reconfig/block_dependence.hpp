@@ -49,7 +49,9 @@ template <class Source>
         for (std::size_t pc = 0; pc < code.size(); ++pc) {
             const auto& si = code[pc];
             const bool in = reads_tainted(si);
-            const auto space = static_cast<std::size_t>(si.space);
+            // Texture fetches read global memory.
+            const auto space = static_cast<std::size_t>(
+                si.space == isa::mem_space::texture ? isa::mem_space::global : si.space);
             bool out = in || source(pc);
             if (si.mop == isa::mem_op::load) out = out || memory[space];
             if (si.mop == isa::mem_op::atomic) out = true;
