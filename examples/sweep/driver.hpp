@@ -53,7 +53,8 @@ public:
     /// Records a finished point's row: appended to the table, flushed.
     void finished(const json& row);
     /// Rewrites the table sorted by point id; prints the summary. Returns the exit code:
-    /// 0 when every point is ok, 1 when some failed or timed out.
+    /// 0 when every row of the table is ok, 1 when some failed or timed out, 130 when
+    /// interrupted.
     int finish(bool interrupted);
     /// Redraws the progress line (on a terminal, not --quiet) at most every 0.2 s.
     void progress(bool force = false);

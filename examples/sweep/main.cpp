@@ -157,18 +157,19 @@ int sweep_run::finish(bool interrupted) {
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     if (tty_) std::fprintf(stderr, "\r\033[K");
+    const auto bad = static_cast<std::size_t>(std::count_if(
+        rows_.begin(), rows_.end(), [](const auto& r) { return r.second["status"] != "ok"; }));
     if (!opt_.quiet || interrupted)
         std::fprintf(stderr,
                      "warpkit-sweep: %llu of %llu points run in %.1f s (%llu already in the "
-                     "table), %llu failed or timed out%s; %zu rows in %s and %s\n",
+                     "table)%s; %zu rows, %zu failed or timed out, in %s and %s\n",
                      static_cast<unsigned long long>(tally_.done),
                      static_cast<unsigned long long>(tally_.total), elapsed,
                      static_cast<unsigned long long>(tally_.skipped),
-                     static_cast<unsigned long long>(tally_.failed),
                      interrupted ? "; interrupted: run the same command to resume" : "",
-                     rows_.size(), files_.csv.c_str(), files_.jsonl.c_str());
+                     rows_.size(), bad, files_.csv.c_str(), files_.jsonl.c_str());
     if (interrupted) return 130;
-    return tally_.failed == 0 ? 0 : 1;
+    return bad == 0 ? 0 : 1;
 }
 
 } // namespace sweep

@@ -60,7 +60,8 @@ struct workload {
     std::filesystem::path program; ///< cuda: the program
     std::vector<std::string> args; ///< cuda: its arguments
     std::string mix;               ///< gates: synthetic mix name
-    std::string where;             ///< key path in the spec, e.g. "workloads[2]"
+    std::vector<std::pair<std::string, std::string>> fixed; ///< "set": this workload's settings
+    std::string where; ///< key path in the spec, e.g. "workloads[2]"
 
     /// True when the workload runs on a GPU preset (all but synthetic mixes).
     [[nodiscard]] bool takes_preset() const noexcept { return tool != tool_kind::gates; }
@@ -309,7 +310,7 @@ inline workload read_workload(const spec& s, std::size_t i, const json& w,
             }
     };
     if (w.contains("kernel")) {
-        allowed({"name", "kernel", "power"});
+        allowed({"name", "set", "kernel", "power"});
         out.kernel = need_path(s, where + ".kernel", w["kernel"], base);
         if (w.contains("power")) {
             if (!w["power"].is_boolean())
@@ -318,7 +319,7 @@ inline workload read_workload(const spec& s, std::size_t i, const json& w,
         }
         out.name = out.kernel.stem().string();
     } else if (w.contains("ptx")) {
-        allowed({"name", "ptx", "entry", "launch"});
+        allowed({"name", "set", "ptx", "entry", "launch"});
         out.ptx = need_path(s, where + ".ptx", w["ptx"], base);
         if (!w.contains("entry")) throw spec_error(s, where, "a ptx workload needs 'entry'");
         if (!w.contains("launch")) throw spec_error(s, where, "a ptx workload needs 'launch'");
@@ -326,7 +327,7 @@ inline workload read_workload(const spec& s, std::size_t i, const json& w,
         out.launch = need_path(s, where + ".launch", w["launch"], base);
         out.name = out.entry;
     } else if (w.contains("cuda")) {
-        allowed({"name", "cuda", "args"});
+        allowed({"name", "set", "cuda", "args"});
         out.tool = tool_kind::cuda;
         out.program = need_path(s, where + ".cuda", w["cuda"], base);
         if (w.contains("args")) {
@@ -341,12 +342,21 @@ inline workload read_workload(const spec& s, std::size_t i, const json& w,
         }
         out.name = out.program.filename().string();
     } else {
-        allowed({"name", "mix"});
+        allowed({"name", "set", "mix"});
         out.tool = tool_kind::gates;
         out.mix = need_string(s, where + ".mix", w["mix"]);
         out.name = out.mix;
     }
     if (w.contains("name")) out.name = need_string(s, where + ".name", w["name"]);
+    if (w.contains("set")) {
+        const json& f = w["set"];
+        if (!f.is_object()) throw spec_error(s, where + ".set", "an object of parameter: value");
+        for (const auto& [k, v] : f.items()) {
+            const std::string at = where + ".set." + k;
+            if (!plain_text(k, true)) throw spec_error(s, at, "not a parameter name");
+            out.fixed.emplace_back(k, grid_value(s, at, v));
+        }
+    }
     if (!plain_text(out.name, false) || out.name.find(',') != std::string::npos)
         throw spec_error(s, where + ".name", "a name may not hold ',', ';' or control characters");
     return out;

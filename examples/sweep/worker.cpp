@@ -139,11 +139,12 @@ std::vector<std::string> command(const spec& s, const point& p, const run_env& e
     const workload& w = *p.work;
     std::vector<std::string> a{(env.tools / tool_name(w.tool)).string()};
     const auto settings = [&] {
-        for (const auto& [k, v] : s.fixed) {
-            auto [opt, kv] = option_for(w, k, v);
-            a.push_back(opt);
-            a.push_back(kv);
-        }
+        for (const auto* fixed : {&s.fixed, &w.fixed})
+            for (const auto& [k, v] : *fixed) {
+                auto [opt, kv] = option_for(w, k, v);
+                a.push_back(opt);
+                a.push_back(kv);
+            }
         for (const auto& [k, v] : p.params) {
             auto [opt, kv] = option_for(w, k, v);
             a.push_back(opt);
@@ -262,7 +263,28 @@ std::string where_of(const spec& s, const std::string& field, const workload& w)
             if (option_for(w, a.key, "x").second.starts_with(field + "=")) return a.where;
     for (const auto& [k, v] : s.fixed)
         if (option_for(w, k, "x").second.starts_with(field + "=")) return "set." + k;
-    return {};
+    for (const auto& [k, v] : w.fixed)
+        if (option_for(w, k, "x").second.starts_with(field + "=")) return w.where + ".set." + k;
+    // Some checks name the field without its enclosing struct ('idle_detect' for
+    // gating.idle_detect): the one key that ends with it.
+    std::string found;
+    const auto suffix = [&](const std::string& key, const std::string& where) {
+        const std::string kv = option_for(w, key, "x").second;
+        const std::string k = kv.substr(0, kv.size() - 2);
+        if (k.size() > field.size() && k.ends_with("." + field)) {
+            if (!found.empty()) return false;
+            found = where;
+        }
+        return true;
+    };
+    for (const auto& g : s.grid)
+        for (const auto& a : g.axes)
+            if (!suffix(a.key, a.where)) return {};
+    for (const auto& [k, v] : s.fixed)
+        if (!suffix(k, "set." + k)) return {};
+    for (const auto& [k, v] : w.fixed)
+        if (!suffix(k, w.where + ".set." + k)) return {};
+    return found;
 }
 
 } // namespace
@@ -332,9 +354,11 @@ void check_tools_and_params(const spec& s, const run_env& env) {
         // when it is there.
         tool_kind t = w.tool == tool_kind::cuda ? tool_kind::run : w.tool;
         if (t == tool_kind::run && !executable(env.tools / tool_name(t))) continue;
-        // Every mix (its name is checked too), one probe for the other tools.
-        if (t == tool_kind::gates || std::none_of(kinds.begin(), kinds.end(),
-                                                  [&](const probe_kind& k) { return k.tool == t; }))
+        // Every mix (its name is checked too) and every workload with settings of its own; one
+        // probe for the others of a tool.
+        if (t == tool_kind::gates || !w.fixed.empty() ||
+            std::none_of(kinds.begin(), kinds.end(),
+                         [&](const probe_kind& k) { return k.tool == t; }))
             kinds.push_back({t, &w});
     }
     for (const auto& k : kinds) {
