@@ -24,7 +24,7 @@ namespace sweep {
 using json = nlohmann::ordered_json;
 
 /// The most points one spec may expand to.
-inline constexpr std::uint64_t max_points = 10'000'000;
+inline constexpr std::uint64_t max_points = 1'000'000;
 
 /// The warpkit tool a workload runs under.
 enum class tool_kind {
