@@ -46,6 +46,7 @@ const std::vector<std::string>& ptx_files() {
         "tests/ptx/data/intmath.ptx",     "tests/ptx/data/misc.ptx",
         "tests/ptx/data/misc_debug.ptx",  "tests/ptx/data/subset.ptx",
         "tests/ptx/data/mathlib.ptx",     "tests/ptx/data/mathlib_debug.ptx",
+        "tests/ptx/data/texture.ptx",     "tests/ptx/data/texture_debug.ptx",
     };
     return files;
 }
@@ -285,6 +286,8 @@ TEST_CASE("ptx parser: every checked-in file parses with the expected shape") {
         {"tests/ptx/data/subset.ptx", 2, 71, "subset", 65, 58, 2},
         {"tests/ptx/data/mathlib.ptx", 3, 1589, "mathlib", 1245, 1355, 5},
         {"tests/ptx/data/mathlib_debug.ptx", 35, 2802, "mathlib", 295, 222, 5},
+        {"tests/ptx/data/texture.ptx", 5, 109, "sample2d", 29, 33, 6},
+        {"tests/ptx/data/texture_debug.ptx", 15, 384, "sample2d", 49, 41, 6},
     };
     CHECK(std::size(table) == ptx_files().size());
     for (const auto& e : table) {
@@ -955,8 +958,10 @@ TEST_CASE("ptx parser: errors name the instruction and the exact position") {
     };
     // Bodies start on line 8, column 1 (see wrap_kernel()).
     const row table[] = {
-        {"tex.2d.v4.f32.f32 {%f0, %f1, %f2, %f3}, [tex0, {%f4, %f5}];", 8, 1,
-         "unsupported instruction 'tex.2d.v4.f32.f32'"},
+        {"suld.b.2d.b32.trap {%r0}, [surf0, {%r1, %r2}];", 8, 1,
+         "unsupported instruction 'suld.b.2d.b32.trap'"},
+        {"tex.2d.v4.f32.f32 {%f0, %f1, %f2, %f3}, [tex0, {%f4, %f5}];", 8, 42,
+         "undeclared identifier 'tex0'"},
         {"  wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r0}, [%rd1];", 8, 3,
          "unsupported instruction 'wmma.load.a.sync.aligned.row.m16n16k16.f16'"},
         {"mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f0}, {%r0}, {%r1}, {%f1};", 8, 1,

@@ -964,6 +964,9 @@ private:
         const ptx::instruction& in = p.in;
         const std::size_t dims = in.geom == ptx::tex_geom::d2 ? 2 : 1;
         std::uint64_t texel_bytes = 0;
+        std::uint64_t first_texel = 0;
+        bool any_texel = false;
+        mask border_only;
         for (const std::size_t l : exec) {
             const std::uint64_t handle = read_(slot, p.src[0], l);
             const ptx::texture_header& h = texture_header_(handle, l);
@@ -978,11 +981,20 @@ private:
                 });
             for (std::size_t e = 0; e < 4; ++e)
                 if (p.dst[e] != ptx::no_index) put_(slot, p.dst[e], l, fetched.value[e], in.t);
-            // A lane that read only the border colour still occupies its texture-cache slot:
-            // it is given the texture's first texel.
-            d.addr[l] = fetched.touched_memory ? fetched.address : h.base;
+            if (fetched.touched_memory) {
+                d.addr[l] = fetched.address;
+                if (!any_texel) first_texel = fetched.address;
+                any_texel = true;
+            } else {
+                border_only.set(l);
+            }
             texel_bytes = std::max<std::uint64_t>(texel_bytes, h.texel_bytes());
+            if (!any_texel) first_texel = h.base;
         }
+        // A lane that read only the border colour fetches nothing: it shares the warp's first
+        // texel (no transaction of its own).
+        for (const std::size_t l : border_only)
+            d.addr[l] = first_texel;
         d.si.access_bytes = static_cast<std::uint8_t>(texel_bytes == 0 ? 4 : texel_bytes);
     }
 

@@ -100,6 +100,8 @@ struct texture_header {
                    "normalized-float read mode)";
         if (width == 0 || height == 0) return "width and height of at least one texel";
         if (pitch < width * texel_bytes()) return "a pitch of at least width x texel bytes";
+        if (base % (channel_bits / 8) != 0 || pitch % (channel_bits / 8) != 0)
+            return "a base address and pitch aligned to the channel size";
         if (width > (std::uint64_t{1} << 32) || height > (std::uint64_t{1} << 32) ||
             pitch > (std::uint64_t{1} << 40) ||
             (height - 1) * pitch > ~base - width * texel_bytes())
