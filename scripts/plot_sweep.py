@@ -77,7 +77,7 @@ def plot_lines(plt, rows, args):
         vals = [r[args.series] for r in rows]
         series = sorted(set(vals), key=sort_key(vals))
     numeric_x = all(number(x) is not None for x in xs)
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, ax = plt.subplots(figsize=(9, 4.5))
     for stat in args.stat:
         for s in series:
             acc = defaultdict(list)
@@ -95,7 +95,7 @@ def plot_lines(plt, rows, args):
     ax.set_xlabel(args.x)
     ax.set_ylabel(args.stat[0] if len(args.stat) == 1 else "value")
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize="small")
+    ax.legend(fontsize="small", loc="center left", bbox_to_anchor=(1.01, 0.5))
     if title_of(args):
         ax.set_title(title_of(args))
     return fig
