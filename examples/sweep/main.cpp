@@ -272,16 +272,19 @@ int merge_main(int argc, char** argv) {
     }
     std::map<std::string, json> rows;
     std::vector<std::string> cols;
-    std::string cols_from;
     for (const auto& in : inputs) {
         const auto f = sweep::files_for(in);
-        (void)wk::read_file(f.jsonl, 1 + (std::uint64_t{1} << 40)); // names a missing file
+        std::error_code ec;
+        // A missing file or a folder: read_file's message names the path and the reason.
+        if (!std::filesystem::is_regular_file(f.jsonl, ec)) (void)wk::read_file(f.jsonl);
         for (auto& [id, row] : sweep::read_rows(f.jsonl, cols.empty() ? nullptr : &cols)) {
-            if (cols.empty()) {
-                for (const auto& [k, v] : row.items())
-                    cols.push_back(k);
-                cols_from = f.jsonl.string();
-            }
+            std::vector<std::string> keys;
+            for (const auto& [k, v] : row.items())
+                keys.push_back(k);
+            if (cols.empty()) cols = keys;
+            if (keys != cols)
+                throw wk::error(f.jsonl.string() + ": point '" + id +
+                                "' has other columns than the table's first rows");
             const auto it = rows.find(id);
             if (it == rows.end()) {
                 rows.emplace(id, std::move(row));

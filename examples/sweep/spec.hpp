@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <limits>
 #include <optional>
@@ -232,8 +233,12 @@ inline std::vector<std::string> range_values(const spec& s, const std::string& w
     // A small tolerance so that 0.1 steps up to 1.0 include 1.0.
     const double n = std::floor(span * (1 + 1e-12) + 1e-9) + 1;
     if (n > static_cast<double>(max_points)) throw too_many();
-    for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i)
-        out.push_back(json(lo + st * static_cast<double>(i)).dump());
+    for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) {
+        // 12 significant digits: 0.1 steps give 0.3, not 0.30000000000000004.
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.12g", lo + st * static_cast<double>(i));
+        out.emplace_back(buf);
+    }
     return out;
 }
 
