@@ -584,6 +584,16 @@ cudaError_t runtime::symbol_size(std::size_t* size, const void* symbol) {
 
 namespace {
 
+// The value a guest stored in an enum field, read as its int (a guest may store any int there;
+// loading the enum itself would be undefined for values outside its enumerators' range).
+template <class E>
+int raw_enum(const E& e) {
+    static_assert(sizeof(E) == sizeof(int));
+    int v = 0;
+    std::memcpy(&v, &e, sizeof v);
+    return v;
+}
+
 // The texel format of a channel descriptor: equal widths of 8, 16 or 32 bits on the first
 // 1, 2 or 4 channels, signed, unsigned or float; nullopt for anything else.
 std::optional<std::pair<std::uint8_t, std::uint8_t>> texel_format(const cudaChannelFormatDesc& d) {
@@ -597,10 +607,11 @@ std::optional<std::pair<std::uint8_t, std::uint8_t>> texel_format(const cudaChan
     for (std::size_t c = 1; c < channels; ++c)
         if (bits[c] != bits[0]) return std::nullopt;
     if (bits[0] != 8 && bits[0] != 16 && bits[0] != 32) return std::nullopt;
-    if (d.f != cudaChannelFormatKindSigned && d.f != cudaChannelFormatKindUnsigned &&
-        d.f != cudaChannelFormatKindFloat)
+    const int kind = raw_enum(d.f);
+    if (kind != cudaChannelFormatKindSigned && kind != cudaChannelFormatKindUnsigned &&
+        kind != cudaChannelFormatKindFloat)
         return std::nullopt;
-    if (d.f == cudaChannelFormatKindFloat && bits[0] == 8) return std::nullopt;
+    if (kind == cudaChannelFormatKindFloat && bits[0] == 8) return std::nullopt;
     return std::pair{channels, static_cast<std::uint8_t>(bits[0])};
 }
 
@@ -609,23 +620,24 @@ std::optional<std::pair<std::uint8_t, std::uint8_t>> texel_format(const cudaChan
 cudaError_t runtime::create_texture(cudaTextureObject_t* out, const cudaResourceDesc* res,
                                     const cudaTextureDesc* tex, const cudaResourceViewDesc* view) {
     if (out == nullptr || res == nullptr || tex == nullptr) return record(cudaErrorInvalidValue);
-    if (res->resType == cudaResourceTypeArray || res->resType == cudaResourceTypeMipmappedArray)
+    const int type = raw_enum(res->resType);
+    if (type == cudaResourceTypeArray || type == cudaResourceTypeMipmappedArray)
         return unsupported("cudaCreateTextureObject on a CUDA array",
                            "CUDA arrays are not simulated; textures read linear or pitched 2D "
                            "memory");
-    if (res->resType != cudaResourceTypeLinear && res->resType != cudaResourceTypePitch2D)
+    if (type != cudaResourceTypeLinear && type != cudaResourceTypePitch2D)
         return record(cudaErrorInvalidValue);
     if (view != nullptr) return record(cudaErrorInvalidValue); // views apply to arrays only
     if (tex->sRGB != 0)
         return unsupported("cudaCreateTextureObject with sRGB", "sRGB conversion is not simulated");
-    const bool linear = res->resType == cudaResourceTypeLinear;
+    const bool linear = type == cudaResourceTypeLinear;
     const cudaChannelFormatDesc& fmt = linear ? res->res.linear.desc : res->res.pitch2D.desc;
     const auto format = texel_format(fmt);
     if (!format) return record(cudaErrorInvalidChannelDescriptor);
     ptx::texture_header h;
     h.channels = format->first;
     h.channel_bits = format->second;
-    h.kind = static_cast<ptx::texture_kind>(fmt.f);
+    h.kind = static_cast<ptx::texture_kind>(raw_enum(fmt.f));
     const std::uint64_t texel = h.texel_bytes();
     void* base = linear ? res->res.linear.devPtr : res->res.pitch2D.devPtr;
     h.base = address(base);
@@ -656,16 +668,18 @@ cudaError_t runtime::create_texture(cudaTextureObject_t* out, const cudaResource
         dev_.memory().allocation_at(h.base, span) == nullptr)
         return record(cudaErrorInvalidValue);
     for (std::size_t a = 0; a < 2; ++a) {
-        const int m = static_cast<int>(tex->addressMode[a]);
+        const int m = raw_enum(tex->addressMode[a]);
         if (m < 0 || m > 3) return record(cudaErrorInvalidValue);
         h.address[a] = static_cast<ptx::texture_address>(m);
     }
-    if (tex->filterMode != cudaFilterModePoint && tex->filterMode != cudaFilterModeLinear)
+    const int filter = raw_enum(tex->filterMode);
+    const int read = raw_enum(tex->readMode);
+    if (filter != cudaFilterModePoint && filter != cudaFilterModeLinear)
         return record(cudaErrorInvalidValue);
-    if (tex->readMode != cudaReadModeElementType && tex->readMode != cudaReadModeNormalizedFloat)
+    if (read != cudaReadModeElementType && read != cudaReadModeNormalizedFloat)
         return record(cudaErrorInvalidValue);
-    h.filter = static_cast<ptx::texture_filter>(tex->filterMode);
-    h.read = static_cast<ptx::texture_read>(tex->readMode);
+    h.filter = static_cast<ptx::texture_filter>(filter);
+    h.read = static_cast<ptx::texture_read>(read);
     h.normalized_coords = tex->normalizedCoords != 0;
     for (std::size_t c = 0; c < 4; ++c)
         h.border[c] = tex->borderColor[c];

@@ -1,12 +1,15 @@
 // Fuzz target: the memory calls of the CUDA runtime replacement (examples/cuda_runtime), as a
 // guest program would make them: cudaMalloc / cudaFree / cudaMallocManaged / cudaFreeHost,
-// cudaMemcpy in every direction, cudaMemset and cudaPointerGetAttributes, with sizes, offsets
-// and pointers taken from the input (valid, stale, misaligned and made up).
+// cudaMemcpy in every direction, cudaMemset and cudaPointerGetAttributes, and texture objects
+// over linear and pitched 2D memory (cudaCreateTextureObject / cudaDestroyTextureObject with
+// descriptors from the input), with sizes, offsets and pointers taken from the input (valid,
+// stale, misaligned and made up).
 //
 // Laws: no call crashes or throws; a call on a range inside a live allocation succeeds, one
 // that leaves every allocation fails with cudaErrorInvalidValue and changes nothing; device
 // contents always equal a shadow copy kept here; the runtime's live bytes are the sum of the
-// live allocations.
+// live allocations and texture headers; a texture object is created only over texels inside
+// one live allocation, with a format and sampler CUDA accepts, and destroyed exactly once.
 #include "fuzz.hpp"
 
 #include "cuda_runtime/runtime.hpp"
@@ -47,6 +50,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::map<std::uintptr_t, shadow> live; // by address
     std::vector<std::uintptr_t> freed;
     std::vector<std::uint8_t> host(1 << 16);
+    std::vector<cudaTextureObject_t> textures; // 0: destroyed
+    std::uint64_t texture_bytes = 0;
     const auto pick = [&](std::uint32_t sel) -> std::uintptr_t {
         if (!live.empty() && (sel & 3) != 3) {
             auto it = live.begin();
@@ -67,7 +72,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         return offset <= len && len - offset >= n ? &it->second : nullptr;
     };
     for (int ops = 0; ops < 48 && in.more(); ++ops) {
-        const std::uint32_t op = in.byte() % 8;
+        const std::uint32_t op = in.byte() % 9;
         const std::uintptr_t base = pick(in.byte());
         const std::size_t off = in.word() % 4096;
         const std::size_t len = in.word() % (host.size() / 2);
@@ -149,6 +154,60 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             if (s != nullptr) std::memset(s->bytes.data() + at, value, len);
             break;
         }
+        case 7: { // cudaCreateTextureObject / cudaDestroyTextureObject
+            const std::uint32_t sel = in.byte();
+            if ((sel & 1) != 0 && !textures.empty()) {
+                const auto t = textures[sel % textures.size()];
+                const bool live_texture = t != 0;
+                WARPKIT_FUZZ_LAW((rt.destroy_texture(t) == cudaSuccess) == live_texture);
+                if (live_texture) {
+                    textures[sel % textures.size()] = 0;
+                    texture_bytes -= ptx::texture_header::bytes;
+                }
+                break;
+            }
+            cudaResourceDesc res{};
+            cudaTextureDesc td{};
+            // Enum fields get raw ints from the input, as a guest may store any value there.
+            const auto set = [](auto& field, std::uint32_t v) {
+                const int i = static_cast<int>(v);
+                static_assert(sizeof field == sizeof i);
+                std::memcpy(&field, &i, sizeof i);
+            };
+            const int bits[4] = {8, 16, 32, static_cast<int>(in.byte())};
+            const int width = bits[in.byte() % 4];
+            const int channels = 1 + static_cast<int>(in.byte() % 4);
+            cudaChannelFormatDesc fmt{width, channels > 1 ? width : 0, channels > 2 ? width : 0,
+                                      channels > 3 ? width : 0, cudaChannelFormatKindSigned};
+            set(fmt.f, in.byte() % 5);
+            const std::uint32_t type = in.byte() % 5;
+            set(res.resType, type);
+            const bool lin = type == cudaResourceTypeLinear;
+            if (lin)
+                res.res.linear = {p, fmt, len};
+            else
+                res.res.pitch2D = {p, fmt, in.word() % 300, in.word() % 300, in.word() % 2048};
+            set(td.addressMode[0], in.byte() % 5);
+            set(td.addressMode[1], in.byte() % 5);
+            set(td.filterMode, in.byte() % 3);
+            set(td.readMode, in.byte() % 3);
+            td.normalizedCoords = static_cast<int>(in.byte() % 2);
+            cudaTextureObject_t t = 0;
+            const cudaError_t e = rt.create_texture(&t, &res, &td, nullptr);
+            if (e != cudaSuccess) break;
+            // Created: the texels lie in one live device allocation.
+            const std::size_t texel = static_cast<std::size_t>(width / 8 * channels);
+            const std::size_t footprint =
+                lin ? len
+                    : (res.res.pitch2D.height - 1) * res.res.pitch2D.pitchInBytes +
+                          res.res.pitch2D.width * texel;
+            std::size_t unused = 0;
+            WARPKIT_FUZZ_LAW(holder(base + off, footprint, unused) != nullptr);
+            WARPKIT_FUZZ_LAW(channels != 3);
+            textures.push_back(t);
+            texture_bytes += ptx::texture_header::bytes;
+            break;
+        }
         default: { // cudaPointerGetAttributes
             cudaPointerAttributes a{};
             WARPKIT_FUZZ_LAW(rt.pointer_attributes(&a, p) == cudaSuccess);
@@ -159,7 +218,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             break;
         }
         }
-        std::uint64_t bytes = 0;
+        std::uint64_t bytes = texture_bytes;
         for (const auto& [a, sh] : live)
             if (!sh.managed) bytes += sh.bytes.size();
         WARPKIT_FUZZ_LAW(rt.live_bytes() == bytes);

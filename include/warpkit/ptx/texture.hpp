@@ -259,7 +259,10 @@ template <class Read>
         if (!px || !py) {
             for (std::size_t c = 0; c < 4; ++c) {
                 f[c] = h.border[c];
-                n[c] = static_cast<std::int64_t>(h.border[c]);
+                // An integer texture reads the border colour truncated, saturating at the
+                // 32-bit range (NaN: 0).
+                const double b = std::isnan(f[c]) ? 0.0 : std::trunc(f[c]);
+                n[c] = static_cast<std::int64_t>(std::clamp(b, -2147483648.0, 4294967295.0));
             }
             return;
         }
