@@ -32,7 +32,12 @@
 namespace sweep {
 
 spec load_spec(const std::string& file) {
-    return parse_spec(warpkit::read_file(file, std::uint64_t{64} << 20), file);
+    spec s = parse_spec(warpkit::read_file(file, std::uint64_t{64} << 20), file);
+    // Absolute paths: a tool runs a bare program name from PATH, not from the current folder.
+    for (auto& w : s.workloads)
+        for (auto* p : {&w.kernel, &w.ptx, &w.launch, &w.program})
+            if (!p->empty()) *p = std::filesystem::absolute(*p).lexically_normal();
+    return s;
 }
 
 std::filesystem::path own_folder() {

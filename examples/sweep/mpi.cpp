@@ -193,7 +193,13 @@ int run_mpi(const options& o, std::atomic<bool>& stop) {
             code = 2;
         }
     } else {
-        code = rank == 0 ? coordinator(o, size, stop) : worker(o, rank, stop);
+        try {
+            code = rank == 0 ? coordinator(o, size, stop) : worker(o, rank, stop);
+        } catch (const std::exception& e) {
+            // The table cannot be written, or memory ran out: the other ranks must not wait.
+            std::fprintf(stderr, "warpkit-sweep: rank %d: %s\n", rank, e.what());
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
     }
     MPI_Finalize();
     return rank == 0 ? code : (code == 2 ? 2 : 0);
