@@ -69,7 +69,8 @@ static uint64_t splitmix64(uint64_t& state)
 // Uniform in [-1, 1) with 24 random bits.
 static float uniform(uint64_t& state)
 {
-    return static_cast<float>(static_cast<int32_t>(splitmix64(state) >> 40) - (1 << 23)) / (1 << 23);
+    const int32_t r = static_cast<int32_t>(splitmix64(state) >> 40) - (1 << 23);
+    return static_cast<float>(r) / (1 << 23);
 }
 
 int main(int argc, char** argv)
