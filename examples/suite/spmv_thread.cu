@@ -4,8 +4,8 @@
 // row and neighbouring lanes read the matrix arrays far apart (uncoalesced).
 // Rows have varied lengths: most 2..16 nonzeros, some 17..64, a few 65..192; half the
 // columns of a row lie within 64 of the diagonal, the rest anywhere.
-// Sizes: small 2,048 rows, paper 32,768 rows (the same generator as spmv_warp, so the same
-// seed gives the same matrix in both).
+// Sizes: small 2,048 rows, paper 32,768 rows. The matrix generator is spmv_warp's: the same
+// seed and number of rows give the same matrix.
 // Check: every y[i] against a CPU product in double, within (len + 1) * 2^-23 * sum |a_ij x_j|:
 // a float sum of len terms is off by at most len * 2^-24 times the sum of the magnitudes
 // (whatever the order and with or without fused multiply-adds), and this allows twice that.
