@@ -7,7 +7,7 @@
 // and threads outside C skip only the final store (they still help load tiles).
 // Sizes: small M=72, N=56, K=44 (none a multiple of 16); paper M=N=K=448.
 // Check: against a double-precision CPU product, element by element, with a tolerance
-// scaled by sum_k |a_ik * b_kj| (see check_result).
+// scaled by sum_k |a_ik * b_kj| (justified at the check).
 // run-args: small
 #include <cmath>
 #include <cstdint>
