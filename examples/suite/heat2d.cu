@@ -145,7 +145,8 @@ int main(int argc, char** argv)
     float *d_power, *d_theta[2];
     size_t power_pitch, theta_pitch[2];
     CHECK(cudaMallocPitch(&d_power, &power_pitch, row_bytes, height));
-    CHECK(cudaMemcpy2D(d_power, power_pitch, power.data(), row_bytes, row_bytes, height, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy2D(d_power, power_pitch, power.data(), row_bytes, row_bytes, height,
+                       cudaMemcpyHostToDevice));
     cudaTextureObject_t tex[2];
     for (int b = 0; b < 2; ++b) {
         CHECK(cudaMallocPitch(&d_theta[b], &theta_pitch[b], row_bytes, height));
@@ -153,7 +154,8 @@ int main(int argc, char** argv)
         tex[b] = make_texture(d_theta[b], theta_pitch[b], width, height, err);
         CHECK(err);
     }
-    CHECK(cudaMemcpy2D(d_theta[0], theta_pitch[0], theta.data(), row_bytes, row_bytes, height, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy2D(d_theta[0], theta_pitch[0], theta.data(), row_bytes, row_bytes, height,
+                       cudaMemcpyHostToDevice));
 
     const dim3 block(BLOCK, BLOCK);
     const dim3 grid((width + BLOCK - 1) / BLOCK, (height + BLOCK - 1) / BLOCK);
@@ -165,7 +167,8 @@ int main(int argc, char** argv)
         current = 1 - current;
     }
     std::vector<float> got(cells);
-    CHECK(cudaMemcpy2D(got.data(), row_bytes, d_theta[current], theta_pitch[current], row_bytes, height, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy2D(got.data(), row_bytes, d_theta[current], theta_pitch[current], row_bytes,
+                       height, cudaMemcpyDeviceToHost));
 
     // CPU reference in double, with the same float coefficients and the same adiabatic edge.
     std::vector<double> ref(theta.begin(), theta.end()), next(cells);
@@ -180,7 +183,8 @@ int main(int argc, char** argv)
                 const double n = ref[(y > 0 ? y - 1 : y) * width + x];
                 const double v = c + static_cast<double>(k.cp) * power[y * width + x] +
                                  static_cast<double>(k.cx) * (e + w - 2.0 * c) +
-                                 static_cast<double>(k.cy) * (n + s - 2.0 * c) - static_cast<double>(k.cz) * c;
+                                 static_cast<double>(k.cy) * (n + s - 2.0 * c) -
+                                 static_cast<double>(k.cz) * c;
                 next[y * width + x] = v;
                 largest = std::fmax(largest, std::fabs(v));
             }

@@ -127,8 +127,8 @@ int main(int argc, char** argv)
                 magnitude += std::fabs(term);
             }
             const double want = alpha * dot + beta * c[i * n + j];
-            const double tolerance =
-                4.0 * (k + 2) * std::ldexp(1.0, -24) * (std::fabs(alpha) * magnitude + std::fabs(beta * c[i * n + j]));
+            const double scale = std::fabs(alpha) * magnitude + std::fabs(beta * c[i * n + j]);
+            const double tolerance = 4.0 * (k + 2) * std::ldexp(1.0, -24) * scale;
             const float g = got[i * n + j];
             if (!(std::fabs(g - want) <= tolerance)) {
                 std::printf("FAIL: C[%d][%d] = %.9g, expected %.9g (tolerance %.3g)\n", i, j, g,
