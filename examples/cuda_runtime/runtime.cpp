@@ -320,7 +320,10 @@ void runtime::register_managed_variable(void** handle, void** host_pointer, cons
     load_(m);
     for (const auto& v : m.variables)
         if (v.name == name && v.sp == ptx::space::global) {
-            std::memcpy(p, v.init.data(), std::min<std::size_t>(v.init.size(), bytes));
+            // A variable without an initialiser has no bytes to copy (and init.data() may be
+            // null); malloc_host's memory is zeroed.
+            if (!v.init.empty())
+                std::memcpy(p, v.init.data(), std::min<std::size_t>(v.init.size(), bytes));
             managed_variables_.push_back(
                 {static_cast<std::uint8_t*>(p), v.address, std::min(v.bytes, bytes)});
             return;
