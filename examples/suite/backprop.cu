@@ -23,14 +23,7 @@
 #include <cstring>
 #include <vector>
 
-#define CHECK(call)                                                                          \
-    do {                                                                                     \
-        cudaError_t err_ = (call);                                                           \
-        if (err_ != cudaSuccess) {                                                           \
-            std::printf("FAIL: %s: %s (line %d)\n", #call, cudaGetErrorString(err_), __LINE__); \
-            return 1;                                                                        \
-        }                                                                                    \
-    } while (0)
+#include "suite.cuh"
 
 constexpr int dot_threads = 64;
 constexpr int tile = 16; // update_weights block side and batch chunk
@@ -106,14 +99,6 @@ __global__ void update_weights(const float* x, const float* delta, float* w, flo
         bias[j] += bstep;
         bias_step[j] = bstep;
     }
-}
-
-static uint64_t splitmix64(uint64_t& state)
-{
-    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
 }
 
 static float uniform(uint64_t& state)

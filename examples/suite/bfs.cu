@@ -19,14 +19,7 @@
 #include <queue>
 #include <vector>
 
-#define CHECK(call)                                                                          \
-    do {                                                                                     \
-        cudaError_t err_ = (call);                                                           \
-        if (err_ != cudaSuccess) {                                                           \
-            std::printf("FAIL: %s: %s (line %d)\n", #call, cudaGetErrorString(err_), __LINE__); \
-            return 1;                                                                        \
-        }                                                                                    \
-    } while (0)
+#include "suite.cuh"
 
 constexpr int unvisited = -1;
 
@@ -67,14 +60,6 @@ __global__ void bottom_up_step(const int* row_start, const int* adj, int* level_
             return;
         }
     }
-}
-
-static uint64_t splitmix64(uint64_t& state)
-{
-    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
 }
 
 // Undirected graph: vertex v picks k doublings with probability 2^-(k+1) (k <= 8) and then

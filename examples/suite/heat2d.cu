@@ -20,14 +20,7 @@
 #include <cstring>
 #include <vector>
 
-#define CHECK(call)                                                                          \
-    do {                                                                                     \
-        cudaError_t err_ = (call);                                                           \
-        if (err_ != cudaSuccess) {                                                           \
-            std::printf("FAIL: %s: %s (line %d)\n", #call, cudaGetErrorString(err_), __LINE__); \
-            return 1;                                                                        \
-        }                                                                                    \
-    } while (0)
+#include "suite.cuh"
 
 struct heat_coeffs {
     float cx, cy, cz, cp;
@@ -65,14 +58,6 @@ __global__ void heat_step(cudaTextureObject_t theta_in, const float* power, size
     const float p = pitched_row(power, power_pitch, y)[x];
     const float next = c + k.cp * p + k.cx * (e + w - 2.0f * c) + k.cy * (n + s - 2.0f * c) - k.cz * c;
     pitched_row(theta_out, out_pitch, y)[x] = next;
-}
-
-static uint64_t splitmix64(uint64_t& state)
-{
-    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
 }
 
 // Uniform in [0, 1): 24 random bits, exactly representable as a float.

@@ -19,14 +19,7 @@
 #include <cstring>
 #include <vector>
 
-#define CHECK(call)                                                                          \
-    do {                                                                                     \
-        cudaError_t err_ = (call);                                                           \
-        if (err_ != cudaSuccess) {                                                           \
-            std::printf("FAIL: %s: %s (line %d)\n", #call, cudaGetErrorString(err_), __LINE__); \
-            return 1;                                                                        \
-        }                                                                                    \
-    } while (0)
+#include "suite.cuh"
 
 constexpr int tile = 32;
 constexpr int alphabet = 20;
@@ -82,14 +75,6 @@ __global__ void align_tiles(int* score, const uint8_t* seq_a, const uint8_t* seq
     for (int r = 0; r < tile; ++r) {
         score[(row0 + 1 + r) * width + col0 + 1 + t] = s[r + 1][t + 1];
     }
-}
-
-static uint64_t splitmix64(uint64_t& state)
-{
-    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
 }
 
 int main(int argc, char** argv)

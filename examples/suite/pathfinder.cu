@@ -16,14 +16,7 @@
 #include <cstring>
 #include <vector>
 
-#define CHECK(call)                                                                          \
-    do {                                                                                     \
-        cudaError_t err_ = (call);                                                           \
-        if (err_ != cudaSuccess) {                                                           \
-            std::printf("FAIL: %s: %s (line %d)\n", #call, cudaGetErrorString(err_), __LINE__); \
-            return 1;                                                                        \
-        }                                                                                    \
-    } while (0)
+#include "suite.cuh"
 
 constexpr int block_threads = 256;
 constexpr int unreachable = 1 << 30; // outside the grid: never the minimum of a real cell
@@ -61,14 +54,6 @@ __global__ void advance_rows(const int* cost, const int* src, int* dst, int cols
     if (inside && t >= steps && t < block_threads - steps) {
         dst[col] = prev[t];
     }
-}
-
-static uint64_t splitmix64(uint64_t& state)
-{
-    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
 }
 
 int main(int argc, char** argv)

@@ -21,14 +21,7 @@
 #include <cstring>
 #include <vector>
 
-#define CHECK(call)                                                                          \
-    do {                                                                                     \
-        cudaError_t err_ = (call);                                                           \
-        if (err_ != cudaSuccess) {                                                           \
-            std::printf("FAIL: %s: %s (line %d)\n", #call, cudaGetErrorString(err_), __LINE__); \
-            return 1;                                                                        \
-        }                                                                                    \
-    } while (0)
+#include "suite.cuh"
 
 constexpr int side = 16; // block is side x side threads
 constexpr float lambda = 0.5f;
@@ -114,14 +107,6 @@ __global__ void diffuse(const float* img, const float* coef, float* out, int row
     if (x < cols && y < rows) {
         out[y * cols + x] = diffused(img, coef, rows, cols, x, y);
     }
-}
-
-static uint64_t splitmix64(uint64_t& state)
-{
-    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
 }
 
 static double uniform(uint64_t& state) { return (splitmix64(state) >> 11) * 0x1.0p-53; }

@@ -20,14 +20,7 @@
 #include <utility>
 #include <vector>
 
-#define CHECK(call)                                                                          \
-    do {                                                                                     \
-        cudaError_t err_ = (call);                                                           \
-        if (err_ != cudaSuccess) {                                                           \
-            std::printf("FAIL: %s: %s (line %d)\n", #call, cudaGetErrorString(err_), __LINE__); \
-            return 1;                                                                        \
-        }                                                                                    \
-    } while (0)
+#include "suite.cuh"
 
 // Far above any path length here (at most 100 per edge), and INF + 100 still fits an int.
 constexpr int INF = INT_MAX / 2;
@@ -51,14 +44,6 @@ __global__ void relax_round(const int* row_start, const int* target, const int* 
             *changed = 1; // racing writers all store 1
         }
     }
-}
-
-static uint64_t splitmix64(uint64_t& state)
-{
-    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
 }
 
 // Vertex v takes k doublings with probability 2^-(k+1) (k <= max_k), then 1 to 2^(k+1) edges

@@ -19,14 +19,7 @@
 #include <cstring>
 #include <vector>
 
-#define CHECK(call)                                                                          \
-    do {                                                                                     \
-        cudaError_t err_ = (call);                                                           \
-        if (err_ != cudaSuccess) {                                                           \
-            std::printf("FAIL: %s: %s (line %d)\n", #call, cudaGetErrorString(err_), __LINE__); \
-            return 1;                                                                        \
-        }                                                                                    \
-    } while (0)
+#include "suite.cuh"
 
 constexpr int BX = 32;
 constexpr int BY = 8;
@@ -81,14 +74,6 @@ __global__ void jacobi7(const float* in, float* out, int nx, int ny, int nz, flo
     if (inside) {
         out[column + (nz - 1) * stride] = here; // the z = nz - 1 face
     }
-}
-
-static uint64_t splitmix64(uint64_t& state)
-{
-    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
 }
 
 // Uniform in [0, 1): 24 random bits, exactly representable as a float.

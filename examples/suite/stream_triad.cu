@@ -18,14 +18,7 @@
 #include <cstring>
 #include <vector>
 
-#define CHECK(call)                                                                          \
-    do {                                                                                     \
-        cudaError_t err_ = (call);                                                           \
-        if (err_ != cudaSuccess) {                                                           \
-            std::printf("FAIL: %s: %s (line %d)\n", #call, cudaGetErrorString(err_), __LINE__); \
-            return 1;                                                                        \
-        }                                                                                    \
-    } while (0)
+#include "suite.cuh"
 
 __global__ void stream_copy(const float* __restrict__ a, float* __restrict__ c, int n)
 {
@@ -56,14 +49,6 @@ __global__ void stream_triad(const float* __restrict__ b, const float* __restric
         // An explicit fma, so the CPU reference can reproduce the single rounding exactly.
         a[i] = fmaf(s, c[i], b[i]);
     }
-}
-
-static uint64_t splitmix64(uint64_t& state)
-{
-    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
 }
 
 // Uniform in [-1, 1) with 24 random bits.
