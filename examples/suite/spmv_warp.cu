@@ -6,8 +6,8 @@
 // Rows have varied lengths: most 2..16 nonzeros (then most lanes idle), some 17..64, a few
 // 65..192; half the columns of a row lie within 64 of the diagonal, the rest anywhere.
 // Sizes: small 1,024 rows, paper 131,072 rows (32 threads a row, so these are 32,768 and
-// 4 M threads). The matrix generator is spmv_thread's: the same seed and number of rows give
-// the same matrix.
+// 4 M threads). The matrix generator (csr_matrix.cuh) is spmv_thread's: the same seed and
+// number of rows give the same matrix.
 // Check: every y[i] against a CPU product in double, within (len + 1) * 2^-23 * sum |a_ij x_j|:
 // a float sum of len terms is off by at most len * 2^-24 times the sum of the magnitudes
 // whatever the order of the additions (strided partial sums, then a tree here), and this
@@ -21,7 +21,7 @@
 #include <cstring>
 #include <vector>
 
-#include "suite.cuh"
+#include "csr_matrix.cuh"
 
 constexpr int warps_per_block = 8;
 
@@ -43,45 +43,6 @@ __global__ void spmv_row_per_warp(const int* row_start, const int* col, const fl
     }
     if (lane == 0) {
         y[r] = sum;
-    }
-}
-
-// Uniform in [-1, 1) with 24 random bits, so every value is an exact float.
-static float uniform_pm1(uint64_t& state)
-{
-    return static_cast<float>(static_cast<int>(splitmix64(state) >> 40) - (1 << 23)) / (1 << 23);
-}
-
-static void make_matrix(int n, uint64_t seed, std::vector<int>& row_start, std::vector<int>& col,
-                        std::vector<float>& val, std::vector<float>& x)
-{
-    uint64_t state = seed;
-    row_start.assign(1, 0);
-    col.clear();
-    val.clear();
-    std::vector<int> cols;
-    for (int r = 0; r < n; ++r) {
-        const unsigned kind = splitmix64(state) % 100;
-        const int lo = kind < 80 ? 2 : kind < 97 ? 17 : 65;
-        const int hi = kind < 80 ? 16 : kind < 97 ? 64 : 192;
-        const int len = lo + static_cast<int>(splitmix64(state) % (hi - lo + 1));
-        cols.clear();
-        for (int k = 0; k < len; ++k) {
-            const uint64_t pick = splitmix64(state);
-            const int c = k % 2 == 0 ? r - 64 + static_cast<int>(pick % 129) : static_cast<int>(pick % n);
-            cols.push_back((c % n + n) % n); // near-diagonal picks wrap around the edges
-        }
-        std::sort(cols.begin(), cols.end());
-        cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
-        for (int c : cols) {
-            col.push_back(c);
-            val.push_back(uniform_pm1(state));
-        }
-        row_start.push_back(static_cast<int>(col.size()));
-    }
-    x.resize(n);
-    for (float& v : x) {
-        v = uniform_pm1(state);
     }
 }
 
@@ -124,21 +85,8 @@ int main(int argc, char** argv)
     CHECK(cudaMemcpy(y.data(), d_y, n * sizeof(float), cudaMemcpyDeviceToHost));
 
     int longest = 0;
-    for (int r = 0; r < n; ++r) {
-        double want = 0.0, magnitude = 0.0;
-        const int len = row_start[r + 1] - row_start[r];
-        for (int j = row_start[r]; j < row_start[r + 1]; ++j) {
-            const double term = static_cast<double>(val[j]) * x[col[j]]; // exact in double
-            want += term;
-            magnitude += std::fabs(term);
-        }
-        const double tolerance = (len + 1) * std::ldexp(magnitude, -23);
-        if (!(std::fabs(y[r] - want) <= tolerance)) {
-            std::printf("FAIL: y[%d] = %.9g, expected %.9g (tolerance %.3g, %d nonzeros)\n", r, y[r], want,
-                        tolerance, len);
-            return 1;
-        }
-        longest = std::max(longest, len);
+    if (!check_product(row_start, col, val, x, y, longest)) {
+        return 1;
     }
     CHECK(cudaFree(d_row_start));
     CHECK(cudaFree(d_col));
