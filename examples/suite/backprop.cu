@@ -108,20 +108,20 @@ static float uniform(uint64_t& state)
 
 int main(int argc, char** argv)
 {
-    const char* size = argc > 1 ? argv[1] : "small";
-    const uint64_t seed = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1;
+    uint64_t seed = 1;
+    const int paper = paper_size(argc, argv, seed);
+    if (paper < 0) {
+        return 2;
+    }
     int inputs, outputs, batch;
-    if (std::strcmp(size, "small") == 0) {
+    if (!paper) {
         inputs = 256;
         outputs = 16;
         batch = 16;
-    } else if (std::strcmp(size, "paper") == 0) {
+    } else {
         inputs = 1024;
         outputs = 128;
         batch = 64;
-    } else {
-        std::printf("usage: %s [small|paper] [seed]\n", argv[0]);
-        return 2;
     }
 
     // Inputs in [0, 1), weights in +-1/sqrt(inputs) so the pre-activations stay in the

@@ -95,17 +95,12 @@ static void make_graph(int n, uint64_t seed, std::vector<int>& row_start, std::v
 
 int main(int argc, char** argv)
 {
-    const char* size = argc > 1 ? argv[1] : "small";
-    const uint64_t seed = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1;
-    int n;
-    if (std::strcmp(size, "small") == 0) {
-        n = 2048;
-    } else if (std::strcmp(size, "paper") == 0) {
-        n = 98304;
-    } else {
-        std::fprintf(stderr, "usage: %s [small|paper] [seed]\n", argv[0]);
+    uint64_t seed = 1;
+    const int paper = paper_size(argc, argv, seed);
+    if (paper < 0) {
         return 2;
     }
+    int n = paper ? 98304 : 2048;
     std::vector<int> row_start, adj;
     make_graph(n, seed, row_start, adj);
 

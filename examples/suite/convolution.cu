@@ -74,18 +74,18 @@ static float random_unit(uint64_t& state)
 
 int main(int argc, char** argv)
 {
-    const char* size = argc > 1 ? argv[1] : "small";
-    const uint64_t seed = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1;
+    uint64_t seed = 1;
+    const int paper = paper_size(argc, argv, seed);
+    if (paper < 0) {
+        return 2;
+    }
     int width, height;
-    if (std::strcmp(size, "small") == 0) {
+    if (!paper) {
         width = 100;
         height = 76;
-    } else if (std::strcmp(size, "paper") == 0) {
+    } else {
         width = 2200;
         height = 1100;
-    } else {
-        std::fprintf(stderr, "usage: %s [small|paper] [seed]\n", argv[0]);
-        return 2;
     }
 
     uint64_t state = seed;

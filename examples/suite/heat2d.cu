@@ -91,20 +91,20 @@ static cudaTextureObject_t make_texture(float* buffer, size_t pitch, int width, 
 
 int main(int argc, char** argv)
 {
-    const char* size = argc > 1 ? argv[1] : "small";
-    const uint64_t seed = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1;
+    uint64_t seed = 1;
+    const int paper = paper_size(argc, argv, seed);
+    if (paper < 0) {
+        return 2;
+    }
     int width, height, steps;
-    if (std::strcmp(size, "small") == 0) {
+    if (!paper) {
         width = 72;
         height = 50;
         steps = 10;
-    } else if (std::strcmp(size, "paper") == 0) {
+    } else {
         width = 512;
         height = 384;
         steps = 24;
-    } else {
-        std::fprintf(stderr, "usage: %s [small|paper] [seed]\n", argv[0]);
-        return 2;
     }
     // 1 - 2 cx - 2 cy - cz = 0.19 >= 0 keeps every weight of the update non-negative: the
     // explicit scheme is stable and never amplifies earlier errors.

@@ -47,19 +47,19 @@ __global__ void histogram_bytes(const uint32_t* words, int num_words, unsigned* 
 
 int main(int argc, char** argv)
 {
-    const char* size = argc > 1 ? argv[1] : "small";
-    const uint64_t seed = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1;
+    uint64_t seed = 1;
+    const int paper = paper_size(argc, argv, seed);
+    if (paper < 0) {
+        return 2;
+    }
     size_t num_bytes;
     int blocks;
-    if (std::strcmp(size, "small") == 0) {
+    if (!paper) {
         num_bytes = 128u << 10;
         blocks = 16;
-    } else if (std::strcmp(size, "paper") == 0) {
+    } else {
         num_bytes = 64u << 20;
         blocks = 60; // 4 blocks on each of the GTX480's 15 SMs
-    } else {
-        std::printf("usage: %s [small|paper] [seed]\n", argv[0]);
-        return 2;
     }
     const int threads = 256;
 

@@ -109,20 +109,20 @@ static void update_centroids(std::vector<int>& cent, const std::vector<int>& sum
 
 int main(int argc, char** argv)
 {
-    const char* size = argc > 1 ? argv[1] : "small";
-    const uint64_t seed = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1;
+    uint64_t seed = 1;
+    const int paper = paper_size(argc, argv, seed);
+    if (paper < 0) {
+        return 2;
+    }
     int n, dims, k;
-    if (std::strcmp(size, "small") == 0) {
+    if (!paper) {
         n = 1536;
         dims = 8;
         k = 4;
-    } else if (std::strcmp(size, "paper") == 0) {
+    } else {
         n = 65536;
         dims = 16;
         k = 12;
-    } else {
-        std::printf("usage: %s [small|paper] [seed]\n", argv[0]);
-        return 2;
     }
 
     // Points scatter (triangular noise of +-48) around k hidden centres; stored feature-major.

@@ -97,17 +97,12 @@ static int check_factors(const std::vector<float>& a, const std::vector<float>& 
 
 int main(int argc, char** argv)
 {
-    const char* size = argc > 1 ? argv[1] : "small";
-    const uint64_t seed = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1;
-    int n;
-    if (std::strcmp(size, "small") == 0) {
-        n = 48;
-    } else if (std::strcmp(size, "paper") == 0) {
-        n = 224;
-    } else {
-        std::fprintf(stderr, "usage: %s [small|paper] [seed]\n", argv[0]);
+    uint64_t seed = 1;
+    const int paper = paper_size(argc, argv, seed);
+    if (paper < 0) {
         return 2;
     }
+    int n = paper ? 224 : 48;
 
     uint64_t state = seed;
     std::vector<float> a(static_cast<size_t>(n) * n);

@@ -74,16 +74,16 @@ static float uniform(uint64_t& state)
 
 int main(int argc, char** argv)
 {
-    const char* size = argc > 1 ? argv[1] : "small";
-    const uint64_t seed = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1;
-    int n, block, steps;
-    if (std::strcmp(size, "small") == 0) {
-        n = 200, block = 64, steps = 2;
-    } else if (std::strcmp(size, "paper") == 0) {
-        n = 3000, block = 64, steps = 3;
-    } else {
-        std::fprintf(stderr, "usage: %s [small|paper] [seed]\n", argv[0]);
+    uint64_t seed = 1;
+    const int paper = paper_size(argc, argv, seed);
+    if (paper < 0) {
         return 2;
+    }
+    int n, block, steps;
+    if (!paper) {
+        n = 200, block = 64, steps = 2;
+    } else {
+        n = 3000, block = 64, steps = 3;
     }
     const float dt = 0.005f;
     const float eps2 = 0.05f * 0.05f;

@@ -79,16 +79,16 @@ __global__ void align_tiles(int* score, const uint8_t* seq_a, const uint8_t* seq
 
 int main(int argc, char** argv)
 {
-    const char* size = argc > 1 ? argv[1] : "small";
-    const uint64_t seed = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1;
-    int n;
-    if (std::strcmp(size, "small") == 0) {
-        n = 128;
-    } else if (std::strcmp(size, "paper") == 0) {
-        n = 1536;
-    } else {
-        std::printf("usage: %s [small|paper] [seed]\n", argv[0]);
+    uint64_t seed = 1;
+    const int paper = paper_size(argc, argv, seed);
+    if (paper < 0) {
         return 2;
+    }
+    int n;
+    if (!paper) {
+        n = 128;
+    } else {
+        n = 1536;
     }
     uint64_t state = seed;
 

@@ -58,20 +58,20 @@ __global__ void advance_rows(const int* cost, const int* src, int* dst, int cols
 
 int main(int argc, char** argv)
 {
-    const char* size = argc > 1 ? argv[1] : "small";
-    const uint64_t seed = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1;
+    uint64_t seed = 1;
+    const int paper = paper_size(argc, argv, seed);
+    if (paper < 0) {
+        return 2;
+    }
     int cols, rows, band;
-    if (std::strcmp(size, "small") == 0) {
+    if (!paper) {
         cols = 2048;
         rows = 49;
         band = 8;
-    } else if (std::strcmp(size, "paper") == 0) {
+    } else {
         cols = 50000;
         rows = 281;
         band = 20;
-    } else {
-        std::printf("usage: %s [small|paper] [seed]\n", argv[0]);
-        return 2;
     }
 
     std::vector<int> cost(static_cast<size_t>(rows) * cols);

@@ -138,17 +138,12 @@ static uint64_t next_random(uint64_t& state)
 
 int main(int argc, char** argv)
 {
-    const char* size = argc > 1 ? argv[1] : "small";
-    const uint64_t seed = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1;
-    int n;
-    if (std::strcmp(size, "small") == 0) {
-        n = 5000;
-    } else if (std::strcmp(size, "paper") == 0) {
-        n = 500000;
-    } else {
-        std::fprintf(stderr, "usage: %s [small|paper] [seed]\n", argv[0]);
+    uint64_t seed = 1;
+    const int paper = paper_size(argc, argv, seed);
+    if (paper < 0) {
         return 2;
     }
+    int n = paper ? 500000 : 5000;
 
     // xorshift64* needs a nonzero state; mix the seed so small seeds differ in many bits.
     uint64_t state = seed * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;

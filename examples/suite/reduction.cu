@@ -69,18 +69,18 @@ __global__ void reduce_pass(const float* in_sum, const float* in_max, int n, flo
 
 int main(int argc, char** argv)
 {
-    const char* size = argc > 1 ? argv[1] : "small";
-    const uint64_t seed = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1;
+    uint64_t seed = 1;
+    const int paper = paper_size(argc, argv, seed);
+    if (paper < 0) {
+        return 2;
+    }
     int n, blocks;
-    if (std::strcmp(size, "small") == 0) {
+    if (!paper) {
         n = 40000;
         blocks = 16;
-    } else if (std::strcmp(size, "paper") == 0) {
+    } else {
         n = 26000000;
         blocks = 240;
-    } else {
-        std::fprintf(stderr, "usage: %s [small|paper] [seed]\n", argv[0]);
-        return 2;
     }
 
     // Mostly [-1, 1), with one value in 4096 scaled up to [-64, 64) so the max is a rare

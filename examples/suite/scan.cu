@@ -134,17 +134,12 @@ static int scan_device(const int* in, int* out, int n, int& launches)
 
 int main(int argc, char** argv)
 {
-    const char* size = argc > 1 ? argv[1] : "small";
-    const uint64_t seed = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1;
-    int n;
-    if (std::strcmp(size, "small") == 0) {
-        n = 20000;
-    } else if (std::strcmp(size, "paper") == 0) {
-        n = 6000000;
-    } else {
-        std::fprintf(stderr, "usage: %s [small|paper] [seed]\n", argv[0]);
+    uint64_t seed = 1;
+    const int paper = paper_size(argc, argv, seed);
+    if (paper < 0) {
         return 2;
     }
+    int n = paper ? 6000000 : 20000;
 
     // Values in [-128, 128): the running sum stays far inside int for these sizes and
     // negative entries make a non-monotone prefix.

@@ -61,18 +61,18 @@ static float random_float(uint64_t& state)
 
 int main(int argc, char** argv)
 {
-    const char* size = argc > 1 ? argv[1] : "small";
-    const uint64_t seed = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1;
+    uint64_t seed = 1;
+    const int paper = paper_size(argc, argv, seed);
+    if (paper < 0) {
+        return 2;
+    }
     int m, n, k;
-    if (std::strcmp(size, "small") == 0) {
+    if (!paper) {
         m = 72;
         n = 56;
         k = 44;
-    } else if (std::strcmp(size, "paper") == 0) {
-        m = n = k = 448;
     } else {
-        std::fprintf(stderr, "usage: %s [small|paper] [seed]\n", argv[0]);
-        return 2;
+        m = n = k = 448;
     }
     const float alpha = 1.5f;
     const float beta = -0.75f;

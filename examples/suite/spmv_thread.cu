@@ -36,17 +36,12 @@ __global__ void spmv_row_per_thread(const int* row_start, const int* col, const 
 
 int main(int argc, char** argv)
 {
-    const char* size = argc > 1 ? argv[1] : "small";
-    const uint64_t seed = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1;
-    int n;
-    if (std::strcmp(size, "small") == 0) {
-        n = 2048;
-    } else if (std::strcmp(size, "paper") == 0) {
-        n = 32768;
-    } else {
-        std::fprintf(stderr, "usage: %s [small|paper] [seed]\n", argv[0]);
+    uint64_t seed = 1;
+    const int paper = paper_size(argc, argv, seed);
+    if (paper < 0) {
         return 2;
     }
+    int n = paper ? 32768 : 2048;
     std::vector<int> row_start, col;
     std::vector<float> val, x;
     make_matrix(n, seed, row_start, col, val, x);

@@ -120,18 +120,18 @@ static float speckle_scale(double sum, double sq, int pixels)
 
 int main(int argc, char** argv)
 {
-    const char* size = argc > 1 ? argv[1] : "small";
-    const uint64_t seed = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1;
+    uint64_t seed = 1;
+    const int paper = paper_size(argc, argv, seed);
+    if (paper < 0) {
+        return 2;
+    }
     int rows, cols, iterations;
-    if (std::strcmp(size, "small") == 0) {
+    if (!paper) {
         rows = cols = 64;
         iterations = 4;
-    } else if (std::strcmp(size, "paper") == 0) {
+    } else {
         rows = cols = 512;
         iterations = 8;
-    } else {
-        std::printf("usage: %s [small|paper] [seed]\n", argv[0]);
-        return 2;
     }
     const int pixels = rows * cols;
 

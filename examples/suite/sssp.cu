@@ -75,20 +75,20 @@ static void make_graph(int n, int max_k, uint64_t seed, std::vector<int>& row_st
 
 int main(int argc, char** argv)
 {
-    const char* size = argc > 1 ? argv[1] : "small";
-    const uint64_t seed = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1;
+    uint64_t seed = 1;
+    const int paper = paper_size(argc, argv, seed);
+    if (paper < 0) {
+        return 2;
+    }
     // Hubs are capped smaller in the small graph: a vertex whose distance keeps dropping is
     // relaxed again each time, and a hub's serial edge loop dominates a round.
     int n, max_k;
-    if (std::strcmp(size, "small") == 0) {
+    if (!paper) {
         n = 2048;
         max_k = 4;
-    } else if (std::strcmp(size, "paper") == 0) {
+    } else {
         n = 32768;
         max_k = 7;
-    } else {
-        std::fprintf(stderr, "usage: %s [small|paper] [seed]\n", argv[0]);
-        return 2;
     }
     std::vector<int> row_start, target, weight;
     make_graph(n, max_k, seed, row_start, target, weight);

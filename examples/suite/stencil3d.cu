@@ -84,22 +84,22 @@ static float random_unit(uint64_t& state)
 
 int main(int argc, char** argv)
 {
-    const char* size = argc > 1 ? argv[1] : "small";
-    const uint64_t seed = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1;
+    uint64_t seed = 1;
+    const int paper = paper_size(argc, argv, seed);
+    if (paper < 0) {
+        return 2;
+    }
     int nx, ny, nz, iterations;
-    if (std::strcmp(size, "small") == 0) {
+    if (!paper) {
         nx = 40;
         ny = 20;
         nz = 12;
         iterations = 4;
-    } else if (std::strcmp(size, "paper") == 0) {
+    } else {
         nx = 128;
         ny = 128;
         nz = 96;
         iterations = 4;
-    } else {
-        std::fprintf(stderr, "usage: %s [small|paper] [seed]\n", argv[0]);
-        return 2;
     }
     // Non-negative weights summing to 1: a smoothing step that cannot amplify errors.
     const float c0 = 0.4f;

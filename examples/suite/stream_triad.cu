@@ -60,17 +60,12 @@ static float uniform(uint64_t& state)
 
 int main(int argc, char** argv)
 {
-    const char* size = argc > 1 ? argv[1] : "small";
-    const uint64_t seed = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1;
-    int n;
-    if (std::strcmp(size, "small") == 0) {
-        n = 16384;
-    } else if (std::strcmp(size, "paper") == 0) {
-        n = 1 << 21;
-    } else {
-        std::fprintf(stderr, "usage: %s [small|paper] [seed]\n", argv[0]);
+    uint64_t seed = 1;
+    const int paper = paper_size(argc, argv, seed);
+    if (paper < 0) {
         return 2;
     }
+    int n = paper ? 1 << 21 : 16384;
     const int rounds = 2;
     const float s = 0.75f;
 

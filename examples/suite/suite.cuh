@@ -3,6 +3,8 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 // Runs a CUDA runtime call; on an error prints the call, CUDA's text and the line, and
 // returns 1 from the enclosing function (main, or a step that main checks).
@@ -24,4 +26,16 @@ inline uint64_t splitmix64(uint64_t& state)
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
+}
+
+// The command line `[small|paper] [seed]` (default small, seed 1): 1 for paper, 0 for small;
+// -1 after printing the usage line for anything else (the program then exits 2).
+inline int paper_size(int argc, char** argv, uint64_t& seed)
+{
+    const char* size = argc > 1 ? argv[1] : "small";
+    seed = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1;
+    if (std::strcmp(size, "small") == 0) return 0;
+    if (std::strcmp(size, "paper") == 0) return 1;
+    std::fprintf(stderr, "usage: %s [small|paper] [seed]\n", argv[0]);
+    return -1;
 }
