@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <vector>
@@ -47,6 +48,40 @@ inline void make_matrix(int n, uint64_t seed, std::vector<int>& row_start, std::
     for (float& v : x) {
         v = uniform_pm1(state);
     }
+}
+
+// Copies the matrix and x to the device, runs `launch(row_start, col, val, x, y, rows)` (a
+// kernel launch over device pointers), and copies y back. Returns 0, or 1 after a failed call
+// (CHECK prints it). y starts as a NaN pattern, so a row the kernel skipped cannot pass.
+template <class Launch>
+int run_product(const std::vector<int>& row_start, const std::vector<int>& col,
+                const std::vector<float>& val, const std::vector<float>& x, Launch launch,
+                std::vector<float>& y)
+{
+    const int n = static_cast<int>(x.size());
+    const std::size_t nnz = col.size();
+    int *d_row_start, *d_col;
+    float *d_val, *d_x, *d_y;
+    CHECK(cudaMalloc(&d_row_start, (n + 1) * sizeof(int)));
+    CHECK(cudaMalloc(&d_col, nnz * sizeof(int)));
+    CHECK(cudaMalloc(&d_val, nnz * sizeof(float)));
+    CHECK(cudaMalloc(&d_x, n * sizeof(float)));
+    CHECK(cudaMalloc(&d_y, n * sizeof(float)));
+    CHECK(cudaMemcpy(d_row_start, row_start.data(), (n + 1) * sizeof(int), cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(d_col, col.data(), nnz * sizeof(int), cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(d_val, val.data(), nnz * sizeof(float), cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(d_x, x.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+    CHECK(cudaMemset(d_y, 0xff, n * sizeof(float)));
+    launch(d_row_start, d_col, d_val, d_x, d_y, n);
+    CHECK(cudaGetLastError());
+    y.resize(n);
+    CHECK(cudaMemcpy(y.data(), d_y, n * sizeof(float), cudaMemcpyDeviceToHost));
+    CHECK(cudaFree(d_row_start));
+    CHECK(cudaFree(d_col));
+    CHECK(cudaFree(d_val));
+    CHECK(cudaFree(d_x));
+    CHECK(cudaFree(d_y));
+    return 0;
 }
 
 // Every y[r] against a CPU product in double, within (len + 1) * 2^-23 * sum |a_rj x_j| (see

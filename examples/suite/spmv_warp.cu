@@ -59,35 +59,20 @@ int main(int argc, char** argv)
     make_matrix(n, seed, row_start, col, val, x);
     const int nnz = static_cast<int>(col.size());
 
-    int *d_row_start, *d_col;
-    float *d_val, *d_x, *d_y;
-    CHECK(cudaMalloc(&d_row_start, (n + 1) * sizeof(int)));
-    CHECK(cudaMalloc(&d_col, nnz * sizeof(int)));
-    CHECK(cudaMalloc(&d_val, nnz * sizeof(float)));
-    CHECK(cudaMalloc(&d_x, n * sizeof(float)));
-    CHECK(cudaMalloc(&d_y, n * sizeof(float)));
-    CHECK(cudaMemcpy(d_row_start, row_start.data(), (n + 1) * sizeof(int), cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(d_col, col.data(), nnz * sizeof(int), cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(d_val, val.data(), nnz * sizeof(float), cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(d_x, x.data(), n * sizeof(float), cudaMemcpyHostToDevice));
-    // A NaN pattern, so a row the kernel skipped cannot pass by accident.
-    CHECK(cudaMemset(d_y, 0xff, n * sizeof(float)));
-
-    const int grid = (n + warps_per_block - 1) / warps_per_block;
-    spmv_row_per_warp<<<grid, warps_per_block * 32>>>(d_row_start, d_col, d_val, d_x, d_y, n);
-    CHECK(cudaGetLastError());
-    std::vector<float> y(n);
-    CHECK(cudaMemcpy(y.data(), d_y, n * sizeof(float), cudaMemcpyDeviceToHost));
+    std::vector<float> y;
+    const auto launch = [](const int* rs, const int* c, const float* v, const float* xv, float* yv,
+                           int rows) {
+        const int grid = (rows + warps_per_block - 1) / warps_per_block;
+        spmv_row_per_warp<<<grid, warps_per_block * 32>>>(rs, c, v, xv, yv, rows);
+    };
+    if (run_product(row_start, col, val, x, launch, y) != 0) {
+        return 1;
+    }
 
     int longest = 0;
     if (!check_product(row_start, col, val, x, y, longest)) {
         return 1;
     }
-    CHECK(cudaFree(d_row_start));
-    CHECK(cudaFree(d_col));
-    CHECK(cudaFree(d_val));
-    CHECK(cudaFree(d_x));
-    CHECK(cudaFree(d_y));
     std::printf("spmv_warp: OK (%d rows, %d nonzeros, longest row %d)\n", n, nnz, longest);
     return 0;
 }
