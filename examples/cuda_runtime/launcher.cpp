@@ -35,13 +35,17 @@ options:
   --no-bounds-check    do not check global accesses against the allocations
   --cold-memory        start every launch with a cold L2 and DRAM (default: they carry over
                        from launch to launch, one GPU per program)
+  --power              add the power model's breakdown (GPUWattch components, Fig. 12 groups)
+                       and processor-level DVFS outcomes to each --stats record (`power`)
+  --power-sample N     cycles per power interval (default 500, the fine DVFS epoch)
   --quiet              no per-kernel summary on stderr
   -h, --help           this text
 
 The same settings as environment variables for the bare library: WARPKIT_CUDA_PRESET,
 WARPKIT_CUDA_CONFIG, WARPKIT_CUDA_SET (KEY=VALUE;KEY=VALUE), WARPKIT_CUDA_STATS, WARPKIT_CUDA_CSV,
 WARPKIT_CUDA_FUNCTIONAL=1, WARPKIT_CUDA_KERNELS, WARPKIT_CUDA_BOUNDS_CHECK=0,
-WARPKIT_CUDA_COLD_MEMORY=1, WARPKIT_CUDA_QUIET=1; then LD_LIBRARY_PATH=<dir of libcudart.so.13> PROGRAM.
+WARPKIT_CUDA_COLD_MEMORY=1, WARPKIT_CUDA_POWER=1, WARPKIT_CUDA_POWER_SAMPLE, WARPKIT_CUDA_QUIET=1;
+then LD_LIBRARY_PATH=<dir of libcudart.so.13> PROGRAM.
 )";
 
 [[noreturn]] void usage_error(const std::string& what) {
@@ -106,6 +110,10 @@ int main(int argc, char** argv) {
                 set("WARPKIT_CUDA_BOUNDS_CHECK", "0");
             else if (a == "--cold-memory")
                 set("WARPKIT_CUDA_COLD_MEMORY", "1");
+            else if (a == "--power")
+                set("WARPKIT_CUDA_POWER", "1");
+            else if (a == "--power-sample")
+                set("WARPKIT_CUDA_POWER_SAMPLE", value(a));
             else if (a == "--quiet")
                 set("WARPKIT_CUDA_QUIET", "1");
             else if (!a.empty() && a[0] == '-')

@@ -1,7 +1,12 @@
 #include "runtime.hpp"
 
+#include "../power/gpu_activity.hpp"
+
 #include <warpkit/core/file.hpp>
 #include <warpkit/gpu/preset_registry.hpp>
+#include <warpkit/power/dvfs.hpp>
+#include <warpkit/power/model.hpp>
+#include <warpkit/power/report.hpp>
 #include <warpkit/ptx/names.hpp>
 
 #include <zstd.h>
@@ -139,6 +144,41 @@ private:
     std::jthread thread_; // last: it starts once the members it uses exist
 };
 
+// The power model's account of one launch from its sampled activity: energy per component
+// and Fig. 12 group (power::to_json), the memory-stall share DVFS reads, and the outcome of
+// processor-level DVFS with fine (on-chip regulator) and coarse (off-chip) epochs.
+nlohmann::json power_record(const example::activity_sampler& s) {
+    namespace wp = warpkit::power;
+    const wp::model m;
+    wp::energy_account e;
+    wp::power_breakdown b;
+    for (const auto& a : s.intervals()) {
+        m.evaluate(a, b, m.nominal());
+        e.add(b);
+    }
+    auto j = wp::to_json(e);
+    std::uint64_t stall = 0;
+    std::uint64_t active = 0;
+    for (const auto& sm : s.total().sms) {
+        stall += sm.memory_stall_cycles;
+        active += sm.active_cycles;
+    }
+    j["memory_stall_cycles"] = stall;
+    j["active_sm_cycles"] = active;
+    const auto trace = wp::make_dvfs_trace(m, s.intervals(), 0);
+    const auto outcome = [](const wp::dvfs_outcome& o) {
+        return nlohmann::json{{"seconds", o.seconds},
+                              {"energy_j", o.energy_j},
+                              {"baseline_seconds", o.baseline_seconds},
+                              {"baseline_energy_j", o.baseline_energy_j},
+                              {"energy_saving", o.energy_saving()},
+                              {"slowdown", o.slowdown()}};
+    };
+    j["dvfs"] = {{"fine", outcome(wp::run_dvfs(trace, wp::dvfs_params::on_chip()))},
+                 {"coarse", outcome(wp::run_dvfs(trace, wp::dvfs_params::off_chip()))}};
+    return j;
+}
+
 } // namespace
 
 options options::from_environment() {
@@ -153,6 +193,15 @@ options options::from_environment() {
     o.quiet = env_flag("WARPKIT_CUDA_QUIET", false);
     o.bounds_check = env_flag("WARPKIT_CUDA_BOUNDS_CHECK", true);
     o.cold_memory = env_flag("WARPKIT_CUDA_COLD_MEMORY", false);
+    o.power = env_flag("WARPKIT_CUDA_POWER", false);
+    if (const auto n = env("WARPKIT_CUDA_POWER_SAMPLE"); !n.empty()) {
+        const bool digits =
+            n.size() <= 16 && std::all_of(n.begin(), n.end(), [](char c) { return c >= '0' && c <= '9'; });
+        const std::uint64_t v = digits ? std::stoull(n) : 0;
+        if (v < 1 || v > (std::uint64_t{1} << 50))
+            throw config_error("WARPKIT_CUDA_POWER_SAMPLE", n, "an integer in [1, 2^50]");
+        o.power_sample = v;
+    }
     return o;
 }
 
@@ -788,6 +837,20 @@ cudaError_t runtime::launch(function_record& f, dim3 grid, dim3 block, void** ar
     if (!opt_.quiet && ::isatty(STDERR_FILENO) != 0)
         progress.emplace("launch " + std::to_string(index) + " " + plain + " grid " + dims(grid) +
                          " block " + dims(block) + (timed ? "" : " (functional)"));
+    // The power model samples the timed launch's counters (stopped again on every way out).
+    std::optional<example::activity_sampler> sampler;
+    if (opt_.power && timed) {
+        sampler.emplace(dev_.params().sms, example::mapping_params{},
+                        dev_.params().memory.model == gpu::memory_model::hierarchy);
+        dev_.sample(opt_.power_sample,
+                    [&](std::uint64_t cycles, std::span<const gpu::sm_counters> sms, bool) {
+                        sampler->add(cycles, sms);
+                    });
+    }
+    struct stop_sampling {
+        host::device& dev;
+        ~stop_sampling() { dev.sample(1, {}); }
+    } stop{dev_};
     try {
         r = timed ? dev_.launch_packed(k, cfg, std::move(params))
                   : dev_.launch_functional(k, cfg, std::move(params));
@@ -807,12 +870,17 @@ cudaError_t runtime::launch(function_record& f, dim3 grid, dim3 block, void** ar
     ++launches_;
     sync_managed_(false);
     cycles_ += r.cycles();
-    report_(f, cfg, r, timed);
+    nlohmann::json power;
+    if (sampler) {
+        sampler->finish(r.cycles(), r.run.memory);
+        power = power_record(*sampler);
+    }
+    report_(f, cfg, r, timed, power);
     return cudaSuccess;
 }
 
 void runtime::report_(const function_record& f, const host::launch_config& cfg,
-                      const host::launch_result& r, bool timed) {
+                      const host::launch_result& r, bool timed, const nlohmann::json& power) {
     const std::string plain = plain_name(f.name);
     const std::uint64_t index = launches_ - 1;
     const dim3 grid{cfg.grid.x, cfg.grid.y, cfg.grid.z};
@@ -848,6 +916,7 @@ void runtime::report_(const function_record& f, const host::launch_config& cfg,
         j["ipc_warp"] = r.warp_ipc();
         j["wall_seconds"] = r.wall_seconds;
         if (timed) j["run"] = stats_to_json(r.run);
+        if (!power.is_null()) j["power"] = power;
         j["ptx"] = stats_to_json(r.ptx);
         stats_ << j.dump() << '\n';
         stats_.flush();

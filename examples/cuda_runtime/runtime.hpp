@@ -16,6 +16,7 @@
 #include <warpkit/ptx/texture.hpp>
 
 #include <cuda_runtime_api.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <cstdio>
@@ -42,6 +43,11 @@ struct options {
     bool quiet = false;                 ///< WARPKIT_CUDA_QUIET=1: no per-kernel summary
     bool bounds_check = true;           ///< WARPKIT_CUDA_BOUNDS_CHECK=0 turns it off
     bool cold_memory = false;           ///< WARPKIT_CUDA_COLD_MEMORY=1: no L2 / DRAM carry-over
+    /// WARPKIT_CUDA_POWER=1: the power model's energy breakdown and DVFS outcomes of every
+    /// timed launch in its stats record (`power`).
+    bool power = false;
+    /// WARPKIT_CUDA_POWER_SAMPLE: cycles per power interval (the DVFS epoch is 500).
+    std::uint64_t power_sample = 500;
     static options from_environment();
 };
 
@@ -192,7 +198,7 @@ private:
     [[nodiscard]] host_block* host_block_of_(const void* p);
     void sync_managed_(bool to_device);
     void report_(const function_record& f, const host::launch_config& cfg,
-                 const host::launch_result& r, bool timed);
+                 const host::launch_result& r, bool timed, const nlohmann::json& power);
     [[nodiscard]] const ptx::module_variable* placed_(const variable_record& v);
 
     options opt_;

@@ -17,6 +17,7 @@
 #include <warpkit/gpu/memory_params.hpp>
 #include <warpkit/gpu/memory_stats.hpp>
 #include <warpkit/gpu/presets.hpp>
+#include <warpkit/gpu/sm_counters.hpp>
 #include <warpkit/isa/unit_class.hpp>
 #include <warpkit/power/activity.hpp>
 #include <warpkit/power/component.hpp>
@@ -24,8 +25,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -119,10 +122,10 @@ inline std::uint64_t rounded(double v) {
 }
 
 // Cumulative activity of one SM from its cumulative counters.
-template <class Sm>
-wp::sm_activity map_sm(const Sm& sm, const mapping_params& m, bool counted_memory = false) {
+inline wp::sm_activity map_sm(const warpkit::gpu::sm_counters& sm, const mapping_params& m,
+                              bool counted_memory = false) {
     using warpkit::isa::unit_class;
-    const auto& st = sm.stats();
+    const auto& st = sm.stats;
     wp::sm_activity a;
     a.active_cycles = st.active_cycles;
     a.decoded = st.warp_instructions + st.ibuffer_flushes;
@@ -143,9 +146,8 @@ wp::sm_activity map_sm(const Sm& sm, const mapping_params& m, bool counted_memor
     a.l1d_accesses = st.global_transactions;
     a.const_accesses = st.const_accesses;
     if (counted_memory) {
-        const auto ms = sm.memory_stats();
-        const auto& l1 = ms.l1d.cache;
-        const auto& cc = ms.constant.cache;
+        const auto& l1 = sm.memory.l1d.cache;
+        const auto& cc = sm.memory.constant.cache;
         a.l1d_accesses =
             l1.read_hits + l1.read_misses + l1.read_hits_reserved + l1.write_hits + l1.write_misses;
         a.const_accesses = cc.read_hits + cc.read_misses + cc.read_hits_reserved;
@@ -158,20 +160,15 @@ wp::sm_activity map_sm(const Sm& sm, const mapping_params& m, bool counted_memor
     std::array<std::uint64_t, warpkit::isa::unit_class_count> off{};
     std::array<std::uint64_t, warpkit::isa::unit_class_count> clusters{};
     std::uint64_t cluster_threads = 0;
-    const auto add_units = [&](const auto& u, bool counted) {
-        for (std::size_t c = 0; c < u.size(); ++c) {
-            const auto cs = u[c].stats();
-            const auto k = warpkit::isa::index(u[c].kind());
-            lanes[k] += cs.thread_ops;
-            off[k] += cs.powered_off_cycles;
-            if (counted) ++clusters[k];
-            cluster_threads += cs.thread_ops;
-        }
-    };
-    add_units(sm.units(), true);
-    // A split SM's second half (AMOEBA) runs threads on its own clusters; they are the same
-    // hardware as the fused SM's, so the cluster count stays.
-    if constexpr (requires { sm.second_units(); }) add_units(sm.second_units(), false);
+    for (const auto& c : sm.clusters) {
+        const auto k = warpkit::isa::index(c.kind);
+        lanes[k] += c.stats.thread_ops;
+        off[k] += c.stats.powered_off_cycles;
+        // A split SM's second half (AMOEBA) runs threads on its own clusters; they are the
+        // same hardware as the fused SM's, so the cluster count stays.
+        if (!c.second_half) ++clusters[k];
+        cluster_threads += c.stats.thread_ops;
+    }
     a.int_lanes = lanes[warpkit::isa::index(unit_class::int_alu)];
     a.fp_lanes = lanes[warpkit::isa::index(unit_class::fp)];
     a.sfu_lanes = lanes[warpkit::isa::index(unit_class::sfu)];
@@ -202,6 +199,13 @@ wp::sm_activity map_sm(const Sm& sm, const mapping_params& m, bool counted_memor
     return a;
 }
 
+// The same for an SM object (any gpu::sm<...>).
+template <class Sm>
+requires(!std::same_as<Sm, warpkit::gpu::sm_counters>) wp::sm_activity
+    map_sm(const Sm& sm, const mapping_params& m, bool counted_memory = false) {
+    return map_sm(warpkit::gpu::counters_of(sm), m, counted_memory);
+}
+
 // Cumulative chip activity from the SMs' cumulative global transactions.
 inline wp::chip_activity map_chip(const wp::activity& a, const mapping_params& m) {
     double tx = 0;
@@ -222,19 +226,16 @@ inline wp::chip_activity map_chip(const wp::activity& a, const mapping_params& m
 }
 
 // Requests the SMs have sent to L2 so far (the weight that spreads counted chip totals).
-template <class Sms>
-std::uint64_t l2_requests_sent(const Sms& sms) {
+inline std::uint64_t l2_requests_sent(std::span<const warpkit::gpu::sm_counters> sms) {
     std::uint64_t n = 0;
-    for (const auto& s : sms) {
-        const auto ms = s.memory_stats();
-        n += ms.reads_sent + ms.const_reads_sent + ms.writes_sent + ms.atomics_sent;
-    }
+    for (const auto& s : sms)
+        n += s.memory.reads_sent + s.memory.const_reads_sent + s.memory.writes_sent +
+             s.memory.atomics_sent;
     return n;
 }
 
-template <class Sms>
-wp::activity snapshot(const Sms& sms, std::uint64_t cycles, const mapping_params& m,
-                      bool counted_memory) {
+inline wp::activity snapshot(std::span<const warpkit::gpu::sm_counters> sms, std::uint64_t cycles,
+                             const mapping_params& m, bool counted_memory) {
     wp::activity a;
     a.cycles = cycles;
     a.sms.reserve(sms.size());
@@ -316,6 +317,65 @@ inline void apply_counted_chip(std::vector<wp::activity>& intervals, wp::activit
 }
 } // namespace detail
 
+/// Turns the SMs' cumulative counters, seen at every sample of a run (gpu::run's sample hook,
+/// host::device::sample_every), into power::activity intervals. With the memory hierarchy,
+/// finish() replaces the modelled chip rows by the run's counted totals, spread over the
+/// intervals in proportion to the L2 requests the SMs sent in each.
+class activity_sampler {
+public:
+    activity_sampler(std::size_t sms, const mapping_params& m, bool counted_memory)
+        : m_(m), counted_(counted_memory) {
+        warpkit::validate(m_);
+        // Fresh SMs count nothing: the activity before the first interval is all zeros.
+        before_.sms.resize(sms);
+    }
+
+    /// The counters of every SM after `cycles` cycles.
+    void add(std::uint64_t cycles, std::span<const warpkit::gpu::sm_counters> sms) {
+        const auto now = detail::snapshot(sms, cycles, m_, counted_);
+        intervals_.push_back(wp::difference(now, before_));
+        before_ = now;
+        if (counted_) {
+            const auto sent = detail::l2_requests_sent(sms);
+            weights_.push_back(sent - sent_before_);
+            sent_before_ = sent;
+        }
+    }
+    /// The same from the SM objects.
+    template <class Sm>
+    void add_sms(std::uint64_t cycles, std::span<const Sm> sms) {
+        std::vector<warpkit::gpu::sm_counters> c;
+        c.reserve(sms.size());
+        for (const auto& s : sms)
+            c.push_back(warpkit::gpu::counters_of(s));
+        add(cycles, c);
+    }
+
+    /// Ends the run of `cycles` cycles whose memory side counted `memory`.
+    void finish(std::uint64_t cycles, const warpkit::gpu::memory_stats& memory) {
+        total_ = before_;
+        total_.cycles = cycles;
+        if (counted_)
+            detail::apply_counted_chip(intervals_, total_, detail::counted_chip(memory), weights_);
+    }
+
+    [[nodiscard]] const std::vector<wp::activity>& intervals() const noexcept {
+        return intervals_;
+    }
+    [[nodiscard]] std::vector<wp::activity>& intervals() noexcept { return intervals_; }
+    /// The whole run (after finish()).
+    [[nodiscard]] const wp::activity& total() const noexcept { return total_; }
+
+private:
+    mapping_params m_;
+    bool counted_ = false;
+    wp::activity before_;
+    wp::activity total_;
+    std::vector<wp::activity> intervals_;
+    std::vector<std::uint64_t> weights_;
+    std::uint64_t sent_before_ = 0;
+};
+
 /// Runs `k` on `Preset` with params `p` and records the activity of every `sample_cycles`
 /// cycles (the last interval may be shorter), through gpu::run's sample hook.
 template <class Preset>
@@ -324,34 +384,20 @@ sampled_run run_sampled(const warpkit::gpu::isa_kernel& k, warpkit::gpu::global_
                         const mapping_params& m) {
     namespace gpu = warpkit::gpu;
     using gpu_type = gpu::gpu<Preset>;
-    warpkit::validate(m);
     gpu::gpu_params q = p;
     q.sample_cycles = sample_cycles;
     gpu_type g(q);
     sampled_run r;
     r.preset = p.name;
     r.params = p;
-    const bool counted = p.memory.model == gpu::memory_model::hierarchy;
-    // Fresh SMs count nothing: the activity before the first interval is all zeros.
-    wp::activity before;
-    before.sms.resize(p.sms);
-    std::vector<std::uint64_t> weights;
-    std::uint64_t sent_before = 0;
+    activity_sampler sampler(p.sms, m, p.memory.model == gpu::memory_model::hierarchy);
     const auto rs = g.run(k, mem, {}, [&](std::uint64_t cycles, auto sms, bool) {
-        const auto now = detail::snapshot(sms, cycles, m, counted);
-        r.intervals.push_back(wp::difference(now, before));
-        before = now;
-        if (counted) {
-            const auto sent = detail::l2_requests_sent(sms);
-            weights.push_back(sent - sent_before);
-            sent_before = sent;
-        }
+        sampler.add_sms(cycles, sms);
     });
+    sampler.finish(rs.cycles, rs.memory);
     r.cycles = rs.cycles;
-    r.total = before;
-    r.total.cycles = r.cycles;
-    if (counted)
-        detail::apply_counted_chip(r.intervals, r.total, detail::counted_chip(rs.memory), weights);
+    r.intervals = std::move(sampler.intervals());
+    r.total = sampler.total();
     r.warp_instructions = rs.total.warp_instructions;
     return r;
 }

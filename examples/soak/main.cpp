@@ -88,28 +88,13 @@ totals soak_preset(const std::vector<kernel_file>& files, const std::vector<std:
         const auto& k = kernels[i];
         wk::gpu::load_data(k, mem);
         // The power model's activity, sampled as warpkit-power does.
-        std::vector<wk::power::activity> intervals;
-        wk::power::activity before;
-        before.sms.resize(params.sms);
-        std::vector<std::uint64_t> weights;
-        std::uint64_t sent_before = 0;
+        example::activity_sampler sampler(params.sms, mapping, counted);
         wk::gpu::invariant_report check;
         const auto rs = g.run(
             k, mem, [&](const auto& sm) { check.merge(wk::gpu::check_sm(sm)); },
-            [&](std::uint64_t cycles, auto sms, bool) {
-                const auto now = example::detail::snapshot(sms, cycles, mapping, counted);
-                intervals.push_back(wk::power::difference(now, before));
-                before = now;
-                if (counted) {
-                    const auto sent = example::detail::l2_requests_sent(sms);
-                    weights.push_back(sent - sent_before);
-                    sent_before = sent;
-                }
-            });
-        wk::power::activity total = before;
-        if (counted)
-            example::detail::apply_counted_chip(intervals, total,
-                                                example::detail::counted_chip(rs.memory), weights);
+            [&](std::uint64_t cycles, auto sms, bool) { sampler.add_sms(cycles, sms); });
+        sampler.finish(rs.cycles, rs.memory);
+        const auto& intervals = sampler.intervals();
         wk::power::energy_account energy;
         wk::power::power_breakdown b;
         for (const auto& a : intervals) {

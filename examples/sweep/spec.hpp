@@ -60,6 +60,7 @@ struct workload {
     std::filesystem::path launch;  ///< run: launch file of the PTX entry
     std::filesystem::path program; ///< cuda: the program
     std::vector<std::string> args; ///< cuda: its arguments
+    bool cuda_power = false;       ///< cuda: warpkit-cuda --power (a `power` in every record)
     std::string mix;               ///< gates: synthetic mix name
     std::vector<std::pair<std::string, std::string>> fixed; ///< "set": this workload's settings
     std::string where; ///< key path in the spec, e.g. "workloads[2]"
@@ -85,10 +86,11 @@ struct axis_group {
     }
 };
 
-/// One step of a statistic path: an object key, an array index, or the array element whose
-/// field `key` equals `value` (`techniques[technique=GATES]`).
+/// One step of a statistic path: an object key, an array index, the array element whose
+/// field `key` equals `value` (`techniques[technique=GATES]`), or every element (`*`: the
+/// rest of the path is taken in each and the numbers added up, `true` counting 1).
 struct path_step {
-    enum class kind { key, index, select } k = kind::key;
+    enum class kind { key, index, select, all } k = kind::key;
     std::string key;
     std::size_t index = 0;
     std::string value;
@@ -332,9 +334,14 @@ inline workload read_workload(const spec& s, std::size_t i, const json& w,
         out.launch = need_path(s, where + ".launch", w["launch"], base);
         out.name = out.entry;
     } else if (w.contains("cuda")) {
-        allowed({"name", "set", "cuda", "args"});
+        allowed({"name", "set", "cuda", "args", "power"});
         out.tool = tool_kind::cuda;
         out.program = need_path(s, where + ".cuda", w["cuda"], base);
+        if (w.contains("power")) {
+            if (!w["power"].is_boolean())
+                throw spec_error(s, where + ".power", "expected true or false");
+            out.cuda_power = w["power"].get<bool>();
+        }
         if (w.contains("args")) {
             const json& a = w["args"];
             if (!a.is_array()) throw spec_error(s, where + ".args", "expected a list of strings");
@@ -384,7 +391,9 @@ inline std::vector<path_step> parse_path(const spec& s, const std::string& where
         if (name.empty()) throw bad("an empty step at character " + std::to_string(i + 1));
         const bool digits =
             std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; });
-        if (digits && name.size() <= 9)
+        if (name == "*")
+            steps.push_back({path_step::kind::all, {}, 0, {}});
+        else if (digits && name.size() <= 9)
             steps.push_back({path_step::kind::index, {}, std::stoul(std::string(name)), {}});
         else
             steps.push_back({path_step::kind::key, std::string(name), 0, {}});
@@ -826,8 +835,31 @@ inline std::uint64_t checked_product(const spec& s, std::uint64_t a, std::uint64
     const auto fail = [&](const std::string& why) {
         return warpkit::error("statistic '" + st.column + "' (" + st.path + "): " + why);
     };
-    for (const auto& step : st.steps) {
+    for (std::size_t at_step = 0; at_step < st.steps.size(); ++at_step) {
+        const auto& step = st.steps[at_step];
         switch (step.k) {
+        case path_step::kind::all: {
+            if (!at->is_array())
+                throw fail((done.empty() ? "the output" : done) + " is not a list");
+            stat_spec rest{st.column, st.path, {st.steps.begin() + static_cast<std::ptrdiff_t>(at_step) + 1,
+                                                st.steps.end()}};
+            // Integers add up as integers (counts stay exact), anything else as reals.
+            double sum = 0;
+            std::int64_t whole = 0;
+            bool integers = true;
+            for (std::size_t e = 0; e < at->size(); ++e) {
+                json v = rest.steps.empty() ? (*at)[e] : extract((*at)[e], rest);
+                if (v.is_boolean()) v = v.get<bool>() ? 1 : 0; // true counts one
+                if (!v.is_number())
+                    throw fail("element " + std::to_string(e) + " of " +
+                               (done.empty() ? "the output" : done) +
+                               " gives no number to add up");
+                integers = integers && v.is_number_integer();
+                if (integers) whole += v.get<std::int64_t>();
+                sum += v.get<double>();
+            }
+            return integers ? json(whole) : json(sum);
+        }
         case path_step::kind::key: {
             if (!at->is_object() || !at->contains(step.key)) {
                 std::string keys;

@@ -170,6 +170,7 @@ std::vector<std::string> command(const spec& s, const point& p, const run_env& e
         break;
     case tool_kind::cuda:
         a.insert(a.end(), {"--preset", p.preset, "--quiet"});
+        if (w.cuda_power) a.emplace_back("--power");
         settings();
         a.insert(a.end(), {"--stats", json_file.string(), "--", w.program.string()});
         a.insert(a.end(), w.args.begin(), w.args.end());

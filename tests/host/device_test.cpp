@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -274,4 +275,70 @@ TEST_CASE("device: with warm memory, L2 and DRAM state carry over from launch to
         req1 += w[1].run.memory.slices[s].requests;
     }
     CHECK(req0 == req1);
+}
+
+TEST_CASE("device: sampling hands out every SM's counters without changing the run") {
+    // vector_add over 16000 floats on fermi_gtx480, every 100 cycles: the samples come at
+    // 100, 200, ... and once more at the end; the last equals the run's own per-SM counters;
+    // counters only grow; the run's cycles and results are those of an unsampled launch.
+    const int n = 16000;
+    std::vector<float> a(n, 1.0F), b(n, 2.0F);
+    const auto launch = [&](host::device& dev) {
+        const auto k = dev.prepare(vector_add_module(), "vector_add");
+        const auto da = dev.upload(a);
+        const auto db = dev.upload(b);
+        const auto dc = dev.alloc<float>(n);
+        auto r = dev.launch(k, {{63, 1, 1}, {256, 1, 1}}, da, db, dc, std::int32_t{n});
+        CHECK(dev.download<float>(dc) == std::vector<float>(n, 3.0F));
+        return r;
+    };
+    host::device plain("fermi_gtx480");
+    const auto unsampled = launch(plain);
+
+    host::device dev("fermi_gtx480");
+    std::vector<std::uint64_t> at;
+    std::vector<gpu::sm_counters> last;
+    std::uint64_t done_calls = 0;
+    std::uint64_t shrinking = 0;
+    dev.sample(100, [&](std::uint64_t cycles, std::span<const gpu::sm_counters> sms, bool done) {
+        REQUIRE(sms.size() == 15);
+        if (!last.empty())
+            for (std::size_t i = 0; i < sms.size(); ++i)
+                if (sms[i].stats.warp_instructions < last[i].stats.warp_instructions ||
+                    sms[i].memory.reads_sent < last[i].memory.reads_sent)
+                    ++shrinking;
+        at.push_back(cycles);
+        last.assign(sms.begin(), sms.end());
+        done_calls += done ? 1 : 0;
+    });
+    CHECK_THROWS_AS(dev.sample(0, {}), config_error);
+    const auto r = launch(dev);
+    CHECK(r.cycles() == unsampled.cycles());
+    CHECK(r.warp_instructions() == unsampled.warp_instructions());
+    REQUIRE(!at.empty());
+    CHECK(done_calls == 1);
+    CHECK(shrinking == 0);
+    CHECK(at.back() == r.cycles());
+    CHECK(at.size() == (r.cycles() + 99) / 100);
+    for (std::size_t i = 0; i + 1 < at.size(); ++i)
+        CHECK(at[i] == 100 * (i + 1));
+    REQUIRE(last.size() == r.run.per_sm.size());
+    std::uint64_t thread_ops = 0;
+    for (std::size_t i = 0; i < last.size(); ++i) {
+        CHECK(last[i].id == i);
+        CHECK(last[i].stats.warp_instructions == r.run.per_sm[i].warp_instructions);
+        CHECK(last[i].stats.cycles == r.run.per_sm[i].cycles);
+        CHECK(last[i].memory.reads_sent == r.run.memory.sms[i].reads_sent);
+        CHECK(last[i].clusters.size() == 2 * 2 + 2); // SP0 / SP1 INT and FP, SFU, LD/ST
+        for (const auto& c : last[i].clusters)
+            thread_ops += c.stats.thread_ops;
+    }
+    // Every thread instruction ran on a cluster but the branches and control ones.
+    CHECK(thread_ops > 0);
+    CHECK(thread_ops <= r.thread_instructions());
+    // Sampling stops when the hook is cleared.
+    dev.sample(1, {});
+    at.clear();
+    launch(dev);
+    CHECK(at.empty());
 }

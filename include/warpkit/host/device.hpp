@@ -26,6 +26,7 @@
 #include <warpkit/gpu/gpu.hpp>
 #include <warpkit/gpu/preset_registry.hpp>
 #include <warpkit/gpu/ptx_source.hpp>
+#include <warpkit/gpu/sm_counters.hpp>
 #include <warpkit/ptx/functional.hpp>
 #include <warpkit/ptx/ir.hpp>
 #include <warpkit/ptx/kernel.hpp>
@@ -36,6 +37,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -119,6 +121,19 @@ public:
         if (!on) warm_.reset();
     }
     [[nodiscard]] bool memory_kept_warm() const noexcept { return warm_on_; }
+
+    /// Called during a timed launch with the cycle count and every SM's counters (cumulative
+    /// since the launch began): every `sample_every` cycles and once more at the end
+    /// (`done`). The counters are a copy; the hook cannot change the run.
+    using sample_hook =
+        std::function<void(std::uint64_t cycles, std::span<const gpu::sm_counters> sms, bool done)>;
+    /// Samples the launches that follow with `hook` every `every` cycles (1 .. 2^50);
+    /// an empty hook stops sampling.
+    void sample(std::uint64_t every, sample_hook hook) {
+        check_range("sample_every", every, std::uint64_t{1}, std::uint64_t{1} << 50);
+        sample_every_ = every;
+        sample_ = std::move(hook);
+    }
 
     /// Whether kernels' global accesses are checked against the allocations (default on).
     void check_bounds(bool on) noexcept { mem_.check_bounds(on); }
@@ -233,7 +248,9 @@ public:
                             warp_size_);
         return gpu::visit_preset(preset_, [&](auto tag) {
             using preset_type = typename decltype(tag)::type;
-            gpu::gpu<preset_type> g(params_);
+            auto p = params_;
+            if (sample_) p.sample_cycles = sample_every_;
+            gpu::gpu<preset_type> g(p);
             launch_result r;
             r.preset = preset_;
             gpu::memory_system* warm = nullptr;
@@ -242,9 +259,21 @@ public:
                 warm = &*warm_;
             }
             const auto start = std::chrono::steady_clock::now();
+            using sms_type =
+                std::span<const typename gpu::gpu<preset_type>::template sm_for<ptx::launch>>;
+            std::vector<gpu::sm_counters> counters;
+            const auto sample = [&](std::uint64_t cycles, sms_type sms, bool done) {
+                counters.clear();
+                for (const auto& s : sms)
+                    counters.push_back(gpu::counters_of(s));
+                sample_(cycles, counters, done);
+            };
             r.run = g.run(
-                l, mem_, [&](const auto& sm) { accumulate(r.ptx, sm.source().stats()); }, {}, {},
-                warm);
+                l, mem_, [&](const auto& sm) { accumulate(r.ptx, sm.source().stats()); },
+                sample_ ? typename gpu::gpu<preset_type>::template sample_hook_for<ptx::launch>(
+                              sample)
+                        : nullptr,
+                {}, warm);
             r.wall_seconds =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             return r;
@@ -288,6 +317,8 @@ private:
     std::uint64_t next_ = heap_base;
     std::uint64_t live_bytes_ = 0;
     bool warm_on_ = false;
+    std::uint64_t sample_every_ = 1;
+    sample_hook sample_;
     std::optional<gpu::memory_system> warm_;
 };
 
