@@ -35,8 +35,9 @@ options:
   --no-bounds-check    do not check global accesses against the allocations
   --cold-memory        start every launch with a cold L2 and DRAM (default: they carry over
                        from launch to launch, one GPU per program)
-  --power              add the power model's breakdown (GPUWattch components, Fig. 12 groups)
-                       and processor-level DVFS outcomes to each --stats record (`power`)
+  --power              add the power model's breakdown (GPUWattch components, Fig. 12 groups),
+                       processor-level DVFS outcomes and the front-end sharing energy
+                       accounting to each --stats record (`power`)
   --power-sample N     cycles per power interval (default 500, the fine DVFS epoch)
   --quiet              no per-kernel summary on stderr
   -h, --help           this text

@@ -1,5 +1,6 @@
 #include "runtime.hpp"
 
+#include "../fs/energy.hpp"
 #include "../power/gpu_activity.hpp"
 
 #include <warpkit/core/file.hpp>
@@ -147,6 +148,27 @@ private:
 // The power model's account of one launch from its sampled activity: energy per component
 // and Fig. 12 group (power::to_json), the memory-stall share DVFS reads, and the outcome of
 // processor-level DVFS with fine (on-chip regulator) and coarse (off-chip) epochs.
+// With front-end sharing clusters (cluster_size > 1, sharing.enabled) the run's energy as
+// paper 000 counts it (examples/fs/energy.hpp: slaves' front ends gated while grouped, the
+// cluster network and the enhanced scoreboard added); alone, the same accounting without
+// sharing, so runs of either kind compare.
+nlohmann::json sharing_record(std::span<const gpu::sm_counters> sms, const gpu::gpu_params& p,
+                              const host::launch_result& r) {
+    const example::fs::energy_params ep;
+    std::vector<example::fs::sm_record> records;
+    records.reserve(sms.size());
+    for (const auto& sm : sms)
+        records.push_back(example::fs::record(sm, ep.mapping));
+    const std::uint32_t members = p.cluster_size > 1 && p.sharing.enabled ? p.cluster_size : 1;
+    const auto e = example::fs::energy(records, r.cycles(), r.run.sharing, p.sharing, members, ep);
+    return {{"members", members},
+            {"total_j", e.total},
+            {"front_end_j", e.front_end},
+            {"link_j", e.link},
+            {"scoreboard_j", e.scoreboard},
+            {"sharing_fraction", reconfig::sharing_fraction(r.run.sharing)}};
+}
+
 nlohmann::json power_record(const example::activity_sampler& s) {
     namespace wp = warpkit::power;
     const wp::model m;
@@ -167,15 +189,37 @@ nlohmann::json power_record(const example::activity_sampler& s) {
     j["active_sm_cycles"] = active;
     const auto trace = wp::make_dvfs_trace(m, s.intervals(), 0);
     const auto outcome = [](const wp::dvfs_outcome& o) {
+        // Time below the top P-state (all domains; one for processor-level DVFS).
+        double slowed = 0;
+        for (const auto& d : o.domains)
+            for (std::size_t st = 1; st < d.state_seconds.size(); ++st)
+                slowed += d.state_seconds[st];
         return nlohmann::json{{"seconds", o.seconds},
                               {"energy_j", o.energy_j},
                               {"baseline_seconds", o.baseline_seconds},
                               {"baseline_energy_j", o.baseline_energy_j},
                               {"energy_saving", o.energy_saving()},
-                              {"slowdown", o.slowdown()}};
+                              {"slowdown", o.slowdown()},
+                              {"slowed_seconds", slowed}};
     };
+    // Intervals the stall-threshold policy would call memory bound at the top clock (the
+    // policy steps down after such an epoch), and idle ones.
+    const wp::stall_threshold_params thresholds;
+    std::uint64_t memory_bound = 0;
+    std::uint64_t idle = 0;
+    for (const auto& d : trace.domains)
+        for (const auto& x : d) {
+            idle += x.idle ? 1 : 0;
+            if (!x.idle && x.cycles > 0 &&
+                static_cast<double>(x.memory_stall_cycles) >=
+                    thresholds.memory_bound * static_cast<double>(x.cycles))
+                ++memory_bound;
+        }
     j["dvfs"] = {{"fine", outcome(wp::run_dvfs(trace, wp::dvfs_params::on_chip()))},
-                 {"coarse", outcome(wp::run_dvfs(trace, wp::dvfs_params::off_chip()))}};
+                 {"coarse", outcome(wp::run_dvfs(trace, wp::dvfs_params::off_chip()))},
+                 {"intervals", s.intervals().size()},
+                 {"memory_bound_intervals", memory_bound},
+                 {"idle_intervals", idle}};
     return j;
 }
 
@@ -839,12 +883,14 @@ cudaError_t runtime::launch(function_record& f, dim3 grid, dim3 block, void** ar
                          " block " + dims(block) + (timed ? "" : " (functional)"));
     // The power model samples the timed launch's counters (stopped again on every way out).
     std::optional<example::activity_sampler> sampler;
+    std::vector<gpu::sm_counters> final_counters;
     if (opt_.power && timed) {
         sampler.emplace(dev_.params().sms, example::mapping_params{},
                         dev_.params().memory.model == gpu::memory_model::hierarchy);
         dev_.sample(opt_.power_sample,
-                    [&](std::uint64_t cycles, std::span<const gpu::sm_counters> sms, bool) {
+                    [&](std::uint64_t cycles, std::span<const gpu::sm_counters> sms, bool done) {
                         sampler->add(cycles, sms);
+                        if (done) final_counters.assign(sms.begin(), sms.end());
                     });
     }
     struct stop_sampling {
@@ -874,6 +920,7 @@ cudaError_t runtime::launch(function_record& f, dim3 grid, dim3 block, void** ar
     if (sampler) {
         sampler->finish(r.cycles(), r.run.memory);
         power = power_record(*sampler);
+        power["front_end_sharing"] = sharing_record(final_counters, dev_.params(), r);
     }
     report_(f, cfg, r, timed, power);
     return cudaSuccess;

@@ -15,6 +15,7 @@
 
 #include <warpkit/core/params.hpp>
 #include <warpkit/gpu/cluster_member.hpp>
+#include <warpkit/gpu/sm_counters.hpp>
 #include <warpkit/issue/cluster_scoreboard.hpp>
 #include <warpkit/power/activity.hpp>
 #include <warpkit/power/component.hpp>
@@ -23,6 +24,7 @@
 
 #include <algorithm>
 #include <array>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -60,10 +62,15 @@ struct run_energy {
     }
 };
 
+/// The record of an SM from its counters after a run.
+inline sm_record record(const warpkit::gpu::sm_counters& sm, const mapping_params& m) {
+    return {detail::map_sm(sm, m), sm.sharing};
+}
 /// The record of SM `sm` after a run.
 template <class Sm>
-sm_record record(const Sm& sm, const mapping_params& m) {
-    return {detail::map_sm(sm, m), sm.cluster().stats()};
+requires(!std::same_as<Sm, warpkit::gpu::sm_counters>) sm_record record(const Sm& sm,
+                                                                         const mapping_params& m) {
+    return record(warpkit::gpu::counters_of(sm), m);
 }
 
 /// Ack bits the enhanced scoreboard adds per original bit in a cluster of `members`.

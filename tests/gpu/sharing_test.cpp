@@ -216,6 +216,51 @@ join:
     }
 }
 
+TEST_CASE("warps that exit early: the members' next blocks take the same warp slots") {
+    // 512 blocks of two warps: warp 1 exits at once, warp 0 loops over a load. A slave frees a
+    // warp's slot `communicate` cycles after its master, so blocks placed in between must not
+    // take the lowest free slots (the members would run different warps in one slot). Every
+    // block placed again must run in lock step to the end, as without sharing.
+    const auto p = isa::assemble(R"(.kernel early_exit
+.grid 512
+.block 64
+.param 0x0 12
+    LDS r1, %tid.x
+    LDS r2, %ctaid.x
+    LDS r3, %ntid.x
+    MAD r4, r2, r3, r1
+    MVI r8, 32
+    SLT r9, r1, r8
+    BEQ r9, done
+    LDS r5, %param1
+    MVI r6, 0
+    MVI r13, 2
+    SHL r14, r4, r13
+    LDS r12, %param0
+    ADD r12, r12, r14
+loop:
+    LDG r7, r12
+    ADD r6, r6, r7
+    ADD r6, r6, r4
+    MVI r7, 1
+    SUB r5, r5, r7
+    BNE r5, loop
+    STG r12, r6
+done:
+    EXIT
+)");
+    const gpu::isa_kernel k(p);
+    const auto base = run(k, fermi(1));
+    for (std::uint32_t s : {2U, 4U}) {
+        CAPTURE(s);
+        const auto r = run(k, fermi(s));
+        CHECK(r.mem == base.mem);
+        CHECK(r.stats.total.warp_instructions == base.stats.total.warp_instructions);
+        CHECK(r.stats.sharing.ungroups == 0);
+        CHECK(fraction(r.stats) == 1.0);
+    }
+}
+
 TEST_CASE("branches on the block index: SM divergence ungroups the clusters") {
     const auto kernel = [](const std::string& body) {
         return gpu::isa_kernel(isa::assemble(".kernel div\n.grid 16\n.block 32\n.param 0x0\n"

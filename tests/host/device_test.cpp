@@ -329,9 +329,14 @@ TEST_CASE("device: sampling hands out every SM's counters without changing the r
         CHECK(last[i].stats.warp_instructions == r.run.per_sm[i].warp_instructions);
         CHECK(last[i].stats.cycles == r.run.per_sm[i].cycles);
         CHECK(last[i].memory.reads_sent == r.run.memory.sms[i].reads_sent);
-        CHECK(last[i].clusters.size() == 2 * 2 + 2); // SP0 / SP1 INT and FP, SFU, LD/ST
-        for (const auto& c : last[i].clusters)
-            thread_ops += c.stats.thread_ops;
+        // SP0 / SP1 INT and FP, SFU, LD/ST; then the split half's, idle with split.mode off.
+        REQUIRE(last[i].clusters.size() == 2 * (2 * 2 + 2));
+        for (std::size_t c = 0; c < last[i].clusters.size(); ++c) {
+            const auto& cl = last[i].clusters[c];
+            CHECK(cl.second_half == (c >= 6));
+            if (cl.second_half) CHECK(cl.stats.thread_ops == 0);
+            thread_ops += cl.stats.thread_ops;
+        }
     }
     // Every thread instruction ran on a cluster but the branches and control ones.
     CHECK(thread_ops > 0);

@@ -321,8 +321,18 @@ public:
             ++bslot;
         WARPKIT_EXPECTS(bslot < blocks_.size());
         slots_tmp_.clear();
-        for (std::uint32_t s = 0; s < p_.warp_slots && slots_tmp_.size() < warps; ++s)
-            if (!warps_[s].resident) slots_tmp_.push_back(s);
+        if (cm_.role() == cluster_role::none) {
+            for (std::uint32_t s = 0; s < p_.warp_slots && slots_tmp_.size() < warps; ++s)
+                if (!warps_[s].resident) slots_tmp_.push_back(s);
+        } else {
+            // The members of a front-end sharing cluster run the same warps in the same slots.
+            // A slave frees a warp's slot `communicate` cycles after its master, so taking the
+            // lowest free slots could differ between members; a block's warps take the slots
+            // of its block slot instead (as GPGPU-Sim numbers a CTA's warps), which every
+            // member frees when the block retires, before the dispatcher places the next one.
+            for (std::uint32_t s = bslot * warps; s < (bslot + 1) * warps && s < p_.warp_slots; ++s)
+                if (!warps_[s].resident) slots_tmp_.push_back(s);
+        }
         WARPKIT_EXPECTS(slots_tmp_.size() == warps);
         source_.start_block(bslot, index, std::span<const std::uint32_t>(slots_tmp_));
         blocks_[bslot] = block{true, index, warps};

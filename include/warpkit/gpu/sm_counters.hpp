@@ -3,10 +3,11 @@
 /// `gpu::sm_counters`: everything an SM has counted, as a plain value with no template
 /// parameter, so code that is not built for one SM type (a power model's mapping, a host
 /// runtime's sampler, a study) can read any preset's SMs: the SM's own counters, its memory
-/// side's, and each execution cluster's and gating controller's.
+/// side's, each execution cluster's and gating controller's, and its front-end sharing part's.
 
 #include <warpkit/exec/unit_cluster.hpp>
 #include <warpkit/gating/stats.hpp>
+#include <warpkit/gpu/cluster_member.hpp>
 #include <warpkit/gpu/memory_stats.hpp>
 #include <warpkit/gpu/sm.hpp>
 #include <warpkit/isa/unit_class.hpp>
@@ -33,6 +34,7 @@ struct sm_counters {
     std::vector<cluster_counters> clusters; ///< units() in order, then second_units()
     /// Gating controllers of the INT clusters then the FP clusters (sm::gates() order).
     std::vector<gating::stats> gates;
+    sm_sharing_stats sharing{}; ///< its part in a front-end sharing cluster (zero alone)
 };
 
 /// Copies the counters out of `sm` (any gpu::sm<...>).
@@ -53,6 +55,7 @@ template <class Sm>
         for (const auto& g : sm.gates())
             c.gates.push_back(g.stats());
     }
+    if constexpr (requires { sm.cluster().stats(); }) c.sharing = sm.cluster().stats();
     return c;
 }
 
