@@ -69,3 +69,21 @@ TEST_CASE("dispatcher rejects impossible blocks and bad shapes") {
     bad.max_blocks = 0;
     CHECK_THROWS_AS(cta_dispatcher(2, bad), warpkit::config_error);
 }
+
+TEST_CASE("a cluster held back this cycle gets no block; the next ready cluster does") {
+    cta_dispatcher d(4, sm_limits{}, 2); // clusters {0,1} and {2,3}
+    d.launch(6, block_footprint{1, 0, 0});
+    std::vector<cta_dispatcher::placement> out;
+    const auto not_first = [](std::uint32_t c) { return c != 0; };
+    REQUIRE(d.dispatch(out, not_first) == 2);
+    CHECK(out[0].sm == 2);
+    CHECK(out[1].sm == 3);
+    REQUIRE(d.dispatch(out, not_first) == 2); // round robin comes back to cluster 1
+    CHECK(out[0].sm == 2);
+    CHECK(d.dispatch(out, [](std::uint32_t) { return false; }) == 0);
+    CHECK(d.stats().cycles_waiting == 1);
+    REQUIRE(d.dispatch(out) == 2);
+    CHECK(out[0].sm == 0);
+    CHECK(d.resident(0) == 1);
+    CHECK(d.resident(2) == 2);
+}

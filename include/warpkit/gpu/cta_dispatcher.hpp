@@ -95,8 +95,12 @@ public:
     }
 
     /// Places the next block(s) this cycle; returns how many were placed (written to `out`,
-    /// which must hold cluster_size entries).
-    std::size_t dispatch(std::vector<placement>& out) {
+    /// which must hold cluster_size entries). `ready(g)` may hold cluster g back this cycle
+    /// even where its members have room (a front-end sharing cluster whose members have not
+    /// yet freed the same block slots).
+    template <class Ready = bool (*)(std::uint32_t)>
+    std::size_t dispatch(std::vector<placement>& out,
+                         Ready&& ready = [](std::uint32_t) { return true; }) {
         out.clear();
         if (next_block_ >= blocks_) return 0;
         const auto n = static_cast<std::uint32_t>(used_.size());
@@ -107,7 +111,7 @@ public:
             bool room = true;
             for (std::uint32_t m = 0; m < want && room; ++m)
                 room = has_room(g * cluster_ + m);
-            if (!room) continue;
+            if (!room || !ready(g)) continue;
             for (std::uint32_t m = 0; m < want; ++m) {
                 const std::uint32_t sm = g * cluster_ + m;
                 take_(sm);

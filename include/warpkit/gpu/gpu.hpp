@@ -221,7 +221,9 @@ public:
         std::uint64_t last_progress = 0;
         std::uint64_t last_count = 0;
         for (std::uint64_t cycle = 0;; ++cycle) {
-            if (disp.dispatch(placed) > 0) {
+            if (disp.dispatch(placed, [&](std::uint32_t c) {
+                    return !fs || fs->accepts_blocks(c, sms);
+                }) > 0) {
                 for (const auto& pl : placed)
                     sms[pl.sm].start_block(pl.block, fp.warps);
                 if (fs) fs->dispatched(placed, cycle);

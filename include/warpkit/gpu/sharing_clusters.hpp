@@ -148,6 +148,20 @@ public:
             }
     }
 
+    /// True when cluster `c` may take blocks now: always once ungrouped; while grouped, only
+    /// when every member has the same block slots resident. A slave runs behind its master and
+    /// may retire blocks in another order (a block waits for its last loads to return, whose
+    /// latencies differ between SMs); a block placed before they agree would take different
+    /// slots on different members.
+    [[nodiscard]] bool accepts_blocks(std::uint32_t c, const std::vector<Sm>& sms) const {
+        if (c >= ctls_.size() || !ctls_[c].grouped()) return true;
+        const Sm* first = &sms[std::size_t{c} * size_];
+        const std::uint64_t master = first[0].resident_block_slots();
+        for (std::uint32_t m = 1; m < size_; ++m)
+            if (first[m].resident_block_slots() != master) return false;
+        return true;
+    }
+
     /// Start of core cycle `now`, before the SMs tick.
     void before_tick(std::vector<Sm>& sms, std::uint64_t now) {
         for (std::size_t c = 0; c < ctls_.size(); ++c) {

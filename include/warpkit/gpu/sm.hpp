@@ -326,10 +326,11 @@ public:
                 if (!warps_[s].resident) slots_tmp_.push_back(s);
         } else {
             // The members of a front-end sharing cluster run the same warps in the same slots.
-            // A slave frees a warp's slot `communicate` cycles after its master, so taking the
-            // lowest free slots could differ between members; a block's warps take the slots
-            // of its block slot instead (as GPGPU-Sim numbers a CTA's warps), which every
-            // member frees when the block retires, before the dispatcher places the next one.
+            // A slave frees a warp's slot later than its master (it runs behind), so taking
+            // the lowest free slots could differ between members; a block's warps take the
+            // slots of its block slot instead (as GPGPU-Sim numbers a CTA's warps), and a
+            // grouped cluster gets blocks only while its members have the same block slots
+            // free (sharing_clusters::accepts_blocks).
             for (std::uint32_t s = bslot * warps; s < (bslot + 1) * warps && s < p_.warp_slots; ++s)
                 if (!warps_[s].resident) slots_tmp_.push_back(s);
         }
@@ -499,6 +500,13 @@ public:
         return tex_;
     }
     [[nodiscard]] std::uint32_t id() const noexcept { return id_; }
+    /// Bit b set while block slot b holds a block.
+    [[nodiscard]] std::uint64_t resident_block_slots() const noexcept {
+        std::uint64_t m = 0;
+        for (std::size_t b = 0; b < blocks_.size(); ++b)
+            if (blocks_[b].resident) m |= std::uint64_t{1} << b;
+        return m;
+    }
     [[nodiscard]] const sm_params& params() const noexcept { return p_; }
     [[nodiscard]] const sm_stats& stats() const noexcept { return s_; }
     [[nodiscard]] const exec::execution_units<payload>& units() const noexcept { return units_; }
