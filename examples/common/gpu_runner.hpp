@@ -3,6 +3,7 @@
 // pick a preset by name at run time, run it, and print a readable report.
 
 #include <warpkit/core/file.hpp>
+#include <warpkit/core/json.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/stats.hpp>
 #include <warpkit/gpu/functional.hpp>

@@ -4,6 +4,7 @@
 #include "../power/gpu_activity.hpp"
 
 #include <warpkit/core/file.hpp>
+#include <warpkit/core/json.hpp>
 #include <warpkit/gpu/preset_registry.hpp>
 #include <warpkit/power/dvfs.hpp>
 #include <warpkit/power/model.hpp>

@@ -12,6 +12,7 @@
 
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/file.hpp>
+#include <warpkit/core/json.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/gating/adaptive_idle_detect.hpp>
 #include <warpkit/gating/conventional.hpp>

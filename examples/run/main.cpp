@@ -11,6 +11,7 @@
 #include "../common/tool_main.hpp"
 
 #include <warpkit/core/error.hpp>
+#include <warpkit/core/json.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/stats.hpp>
 #include <warpkit/host/device.hpp>

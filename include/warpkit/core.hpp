@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// Everything in warpkit/core: time, masks, queues, reflection, statistics, errors, random.
+/// Everything in warpkit/core: time, masks, queues, reflection, statistics (JSON and CSV), errors, random.
 
 #include <warpkit/core/clock_domains.hpp>
 #include <warpkit/core/concepts.hpp>
@@ -9,6 +9,7 @@
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/fifo.hpp>
 #include <warpkit/core/histogram.hpp>
+#include <warpkit/core/json.hpp>
 #include <warpkit/core/lane_mask.hpp>
 #include <warpkit/core/latch.hpp>
 #include <warpkit/core/params.hpp>

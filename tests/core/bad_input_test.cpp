@@ -2,6 +2,7 @@
 // value and what is allowed; a broken precondition is a contract_error naming the check.
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/fifo.hpp>
+#include <warpkit/core/json.hpp>
 #include <warpkit/core/params.hpp>
 
 #include <nlohmann/json.hpp>

@@ -1,5 +1,6 @@
 // Inputs the fuzz targets in tests/fuzz/ found, replayed as tests.
 #include <warpkit/core/error.hpp>
+#include <warpkit/core/json.hpp>
 #include <warpkit/core/params.hpp>
 
 #include <doctest/doctest.h>

@@ -7,6 +7,7 @@
 // apply_override leaves it unchanged.
 #include "fuzz.hpp"
 
+#include <warpkit/core/json.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/gating/params.hpp>
 #include <warpkit/gpu/gpu.hpp>

@@ -1,5 +1,6 @@
 // Bad demand traces, bad gating parameters and unknown policy names get named errors.
 #include <warpkit/core/error.hpp>
+#include <warpkit/core/json.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/gating/params.hpp>
 #include <warpkit/gating/trace_replay.hpp>

@@ -1,4 +1,5 @@
 #include <warpkit/core/concepts.hpp>
+#include <warpkit/core/json.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/stats.hpp>
 #include <warpkit/gating.hpp>

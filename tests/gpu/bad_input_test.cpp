@@ -4,6 +4,7 @@
 #include "../../examples/common/gpu_runner.hpp"
 
 #include <warpkit/core/error.hpp>
+#include <warpkit/core/json.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/gpu/functional.hpp>
 #include <warpkit/gpu/gpu.hpp>

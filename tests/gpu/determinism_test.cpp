@@ -2,6 +2,7 @@
 // memory every time it runs (fresh GPU and memory each time), on every preset the registry
 // knows; and the conservation identities of gpu/invariants.hpp hold for those runs and catch
 // a counter that does not add up.
+#include <warpkit/core/json.hpp>
 #include <warpkit/core/stats.hpp>
 #include <warpkit/gpu/global_memory.hpp>
 #include <warpkit/gpu/invariants.hpp>

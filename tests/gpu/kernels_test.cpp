@@ -1,3 +1,4 @@
+#include <warpkit/core/json.hpp>
 #include <warpkit/gpu/functional.hpp>
 #include <warpkit/gpu/presets.hpp>
 #include <warpkit/isa/assembler.hpp>

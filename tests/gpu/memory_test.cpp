@@ -2,6 +2,7 @@
 // counts of streams, L2 reuse, write-evict, constant cache and atomics, conservation of
 // requests and replies on every preset, and repeatability.
 
+#include <warpkit/core/json.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/rng.hpp>
 #include <warpkit/core/stats.hpp>

@@ -2,6 +2,7 @@
 // allocation on miss or on fill, sectors; MSHR merge and full behaviour; the controller that
 // ties cache, MSHRs and miss queue together.
 
+#include <warpkit/core/json.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/stats.hpp>
 #include <warpkit/mem/cache.hpp>

@@ -1,6 +1,7 @@
 // Pending request table (paper 001 Fig. 4) and shared-memory banks with broadcast and the
 // replay of unserved lanes (paper 004 Section 4.3.2).
 
+#include <warpkit/core/json.hpp>
 #include <warpkit/core/rng.hpp>
 #include <warpkit/core/stats.hpp>
 #include <warpkit/mem/cc13_coalescer.hpp>

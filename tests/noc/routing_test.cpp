@@ -6,6 +6,7 @@
 #include "noc_test_util.hpp"
 
 #include <warpkit/core/error.hpp>
+#include <warpkit/core/json.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/rng.hpp>
 #include <warpkit/noc/mesh.hpp>

@@ -1,6 +1,7 @@
 // SIMT stats: the lane-utilisation bins of paper 001 Fig. 16 and how they scale with the warp
 // size; the stats struct reflects, sums and serialises like every other stats struct.
 
+#include <warpkit/core/json.hpp>
 #include <warpkit/core/stats.hpp>
 #include <warpkit/simt/pdom_stack.hpp>
 #include <warpkit/simt/ssy_stack.hpp>

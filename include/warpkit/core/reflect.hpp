@@ -1,18 +1,15 @@
 #pragma once
 /// \file
-/// Field reflection for params and stats structs: `WARPKIT_REFLECT(type, fields...)` declares
-/// the fields of a plain aggregate (keeping its in-class defaults), and `for_each_leaf` walks
+/// Field reflection for params and stats structs. A struct lists its fields once, in its own
+/// body: `struct p { int sets = 64; int ways = 4; WARPKIT_FIELDS(p, sets, ways) };` (in-class
+/// defaults stay, the struct stays an aggregate, and it is usable by reflective code at once,
+/// class templates included). `for_each_member` visits the fields in order, `for_each_leaf`
 /// every scalar field with its dotted path ("l1.sets", "sm[3].issued").
-
-#include <boost/hana/accessors.hpp>
-#include <boost/hana/adapt_struct.hpp>
-#include <boost/hana/concept/struct.hpp>
-#include <boost/hana/first.hpp>
-#include <boost/hana/for_each.hpp>
-#include <boost/hana/pair.hpp>
-#include <boost/hana/second.hpp>
-#include <boost/hana/string.hpp>
-#include <boost/hana/tuple.hpp>
+///
+/// The macro writes one plain function that calls a visitor on each field, so reflecting a
+/// struct costs the compiler about what the struct's own body does (no tuple of accessors to
+/// instantiate); a struct whose body cannot be edited is declared from outside with
+/// `WARPKIT_REFLECT(ns::type, fields...)` at global namespace scope.
 
 #include <array>
 #include <cstddef>
@@ -21,24 +18,32 @@
 #include <type_traits>
 #include <vector>
 
-/// Declares the fields of an aggregate for reflection. Use at global namespace scope with the
-/// fully qualified type: `WARPKIT_REFLECT(my::params, sets, ways, line_bytes)`. Members keep
-/// their default initialisers (at most 40 fields; nest structs for more). Code that needs the
-/// reflection must come after this line; WARPKIT_FIELDS has no such constraint.
-#define WARPKIT_REFLECT(TYPE, ...) BOOST_HANA_ADAPT_STRUCT(TYPE, __VA_ARGS__)
-
-/// Declares the fields of an aggregate for reflection from inside its body, so the struct
-/// can be used by reflective code right away: `struct p { int a = 1; int b = 2;
-/// WARPKIT_FIELDS(p, a, b) };` (at most 40 fields).
+/// Declares the fields of an aggregate for reflection from inside its body:
+/// `struct p { int a = 1; int b = 2; WARPKIT_FIELDS(p, a, b) };` (at most 40 fields; nest
+/// structs for more). `TYPE` is the struct's own name.
 #define WARPKIT_FIELDS(TYPE, ...)                                                                  \
-    struct hana_accessors_impl {                                                                   \
-        static constexpr auto apply() {                                                            \
-            return ::boost::hana::make_tuple(                                                      \
-                WARPKIT_PP_FOR_EACH(WARPKIT_DETAIL_FIELD_PAIR, TYPE, __VA_ARGS__));                \
+    template <class WarpkitVisitor_, class... WarpkitObjects_>                                     \
+    static constexpr void warpkit_visit_fields(WarpkitVisitor_&& warpkit_visitor_,                 \
+                                               WarpkitObjects_&... warpkit_objects_) {             \
+        (WARPKIT_PP_FOR_EACH(WARPKIT_DETAIL_VISIT_FIELD, TYPE, __VA_ARGS__));                      \
+    }                                                                                              \
+    static constexpr ::std::size_t warpkit_field_count = WARPKIT_PP_NARG(__VA_ARGS__);
+
+/// Declares the fields of an aggregate whose body cannot be edited (a type from another
+/// library), at global namespace scope: `WARPKIT_REFLECT(their::params, sets, ways)`.
+#define WARPKIT_REFLECT(TYPE, ...)                                                                 \
+    template <>                                                                                    \
+    struct warpkit::reflection<TYPE> {                                                             \
+        template <class WarpkitVisitor_, class... WarpkitObjects_>                                 \
+        static constexpr void visit(WarpkitVisitor_&& warpkit_visitor_,                            \
+                                    WarpkitObjects_&... warpkit_objects_) {                        \
+            (WARPKIT_PP_FOR_EACH(WARPKIT_DETAIL_VISIT_FIELD, TYPE, __VA_ARGS__));                  \
         }                                                                                          \
+        static constexpr ::std::size_t field_count = WARPKIT_PP_NARG(__VA_ARGS__);                 \
     };
-#define WARPKIT_DETAIL_FIELD_PAIR(TYPE, m)                                                         \
-    ::boost::hana::make_pair(BOOST_HANA_STRING(#m), ::warpkit::detail::member_accessor<&TYPE::m>{})
+
+#define WARPKIT_DETAIL_VISIT_FIELD(TYPE, m)                                                        \
+    static_cast<void>(warpkit_visitor_(::std::string_view(#m), warpkit_objects_.m...))
 
 // Preprocessor iteration over up to 40 field names (generated table).
 #define WARPKIT_PP_CAT_(a, b) a##b
@@ -96,9 +101,29 @@
 
 namespace warpkit {
 
-/// A struct whose fields were declared with WARPKIT_REFLECT (or any Hana Struct).
+/// How the fields of T are visited: `visit(f, objs...)` calls `f(name, objs.field...)` for each
+/// field in declaration order, and `field_count`. Provided for every struct with
+/// WARPKIT_FIELDS in its body; WARPKIT_REFLECT specialises it for other structs.
 template <class T>
-concept reflectable = boost::hana::Struct<std::remove_cvref_t<T>>::value;
+struct reflection {};
+
+template <class T>
+requires requires {
+    T::warpkit_field_count;
+}
+struct reflection<T> {
+    template <class F, class... Objs>
+    static constexpr void visit(F&& f, Objs&... objs) {
+        T::warpkit_visit_fields(f, objs...);
+    }
+    static constexpr std::size_t field_count = T::warpkit_field_count;
+};
+
+/// A struct whose fields were declared with WARPKIT_FIELDS or WARPKIT_REFLECT.
+template <class T>
+concept reflectable = requires {
+    reflection<std::remove_cvref_t<T>>::field_count;
+};
 
 /// Names a scoped enum's values for parsing and printing: specialise with
 /// `static constexpr std::array<std::string_view, K> names` indexed by the underlying value.
@@ -112,15 +137,6 @@ concept named_enum = std::is_enum_v<E> && requires {
 };
 
 namespace detail {
-/// Reads member `Ptr` of an object, keeping its constness (a Hana Struct accessor).
-template <auto Ptr>
-struct member_accessor {
-    template <class T>
-    constexpr decltype(auto) operator()(T&& t) const noexcept {
-        return (static_cast<T&&>(t).*Ptr);
-    }
-};
-
 template <class T>
 struct is_std_array : std::false_type {};
 template <class T, std::size_t N>
@@ -154,10 +170,14 @@ concept sequence_field = detail::is_std_array<std::remove_cvref_t<T>>::value ||
 /// Calls f(name, member) for each declared member of `obj`, in declaration order.
 template <reflectable T, class F>
 constexpr void for_each_member(T&& obj, F&& f) {
-    namespace hana = boost::hana;
-    hana::for_each(hana::accessors<std::remove_cvref_t<T>>(), [&](auto pair) {
-        f(std::string_view(hana::to<char const*>(hana::first(pair))), hana::second(pair)(obj));
-    });
+    reflection<std::remove_cvref_t<T>>::visit(f, obj);
+}
+
+/// Calls f(name, a.member, b.member) for each declared member of two objects of one type,
+/// in declaration order (for walking two structs in step: sums, differences).
+template <reflectable T, class F>
+constexpr void for_each_member_pair(T& a, const T& b, F&& f) {
+    reflection<T>::visit(f, a, b);
 }
 
 /// Calls f(path, leaf) for every field that is not itself a reflectable struct or a sequence:

@@ -1,13 +1,12 @@
 #pragma once
 /// \file
-/// Generic handling of any reflected stats struct: add instances together, dump as JSON, and
-/// as CSV (long "path,value" rows, or a wide header plus one row per instance).
+/// Generic handling of any reflected stats struct: add instances together and write them as
+/// CSV (long "path,value" rows, or a wide header plus one row per instance). JSON is in
+/// <warpkit/core/json.hpp>, which tools include.
 
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/histogram.hpp>
 #include <warpkit/core/reflect.hpp>
-
-#include <nlohmann/json.hpp>
 
 #include <cstddef>
 #include <limits>
@@ -23,12 +22,8 @@ namespace detail {
 template <class T>
 void accumulate_value(T& into, const T& from, std::string_view path) {
     if constexpr (reflectable<T>) {
-        // Walk both structs in step: members are visited in the same order.
-        namespace hana = boost::hana;
-        hana::for_each(hana::accessors<T>(), [&](auto pair) {
-            const char* name = hana::to<char const*>(hana::first(pair));
-            accumulate_value(hana::second(pair)(into), hana::second(pair)(from),
-                             join_path(path, name));
+        for_each_member_pair(into, from, [&](std::string_view name, auto& i, const auto& f) {
+            accumulate_value(i, f, join_path(path, name));
         });
     } else if constexpr (is_std_array<T>::value) {
         for (std::size_t i = 0; i < into.size(); ++i)
@@ -50,10 +45,8 @@ void accumulate_value(T& into, const T& from, std::string_view path) {
 template <class T>
 void subtract_value(T& into, const T& from) {
     if constexpr (reflectable<T>) {
-        namespace hana = boost::hana;
-        hana::for_each(hana::accessors<T>(), [&](auto pair) {
-            subtract_value(hana::second(pair)(into), hana::second(pair)(from));
-        });
+        for_each_member_pair(
+            into, from, [](std::string_view, auto& i, const auto& f) { subtract_value(i, f); });
     } else if constexpr (is_std_array<T>::value) {
         for (std::size_t i = 0; i < into.size(); ++i)
             subtract_value(into[i], from[i]);
@@ -68,33 +61,6 @@ void subtract_value(T& into, const T& from) {
     } else {
         static_assert(std::is_same_v<T, void>, "stats fields must be numbers, histograms, "
                                                "reflected structs, arrays or vectors of them");
-    }
-}
-
-template <class T>
-nlohmann::json stats_json_value(const T& v) {
-    if constexpr (reflectable<T>) {
-        nlohmann::json j = nlohmann::json::object();
-        for_each_member(v, [&](std::string_view name, const auto& m) {
-            j[std::string(name)] = stats_json_value(m);
-        });
-        return j;
-    } else if constexpr (sequence_field<T>) {
-        nlohmann::json j = nlohmann::json::array();
-        for (const auto& e : v)
-            j.push_back(stats_json_value(e));
-        return j;
-    } else if constexpr (histogram_type<T>) {
-        nlohmann::json labels = nlohmann::json::array();
-        nlohmann::json counts = nlohmann::json::array();
-        for (std::size_t b = 0; b < T::bins; ++b) {
-            labels.push_back(v.label(b));
-            counts.push_back(v.count(b));
-        }
-        return {{"labels", labels},       {"counts", counts}, {"underflow", v.underflow()},
-                {"samples", v.samples()}, {"sum", v.sum()},   {"mean", v.mean()}};
-    } else {
-        return v;
     }
 }
 
@@ -148,12 +114,6 @@ template <class Range>
     for (const auto& s : r)
         accumulate(total, s);
     return total;
-}
-
-/// `s` as JSON: counters as numbers, histograms as {labels, counts, samples, sum, mean}.
-template <reflectable S>
-[[nodiscard]] nlohmann::json stats_to_json(const S& s) {
-    return detail::stats_json_value(s);
 }
 
 /// Long CSV: a "stat,value" header, then one row per counter (histograms one row per bin),

@@ -37,11 +37,10 @@ struct units_params {
         check(divides(sfu_lanes), "sfu_lanes", sfu_lanes, allowed);
         check(divides(ldst_lanes), "ldst_lanes", ldst_lanes, allowed);
     }
+    WARPKIT_FIELDS(units_params, sp_count, sp_lanes, sfu_lanes, ldst_lanes, timing)
 };
 
 } // namespace warpkit::exec
-
-WARPKIT_REFLECT(warpkit::exec::units_params, sp_count, sp_lanes, sfu_lanes, ldst_lanes, timing);
 
 namespace warpkit::exec {
 

@@ -29,6 +29,8 @@ struct functional_unit_stats {
     /// Completions held back one cycle because the result buffer was full.
     std::uint64_t result_stall_cycles = 0;
     std::array<std::uint64_t, op_class_count> issued_by_class{}; ///< indexed by op_class
+    WARPKIT_FIELDS(functional_unit_stats, cycles, busy_cycles, idle_cycles, issued, completed,
+                   result_stall_cycles, issued_by_class)
 };
 
 /// A pipeline executing the opcode classes of one unit class. Cycle protocol: during cycle t
@@ -164,6 +166,3 @@ private:
 };
 
 } // namespace warpkit::exec
-
-WARPKIT_REFLECT(warpkit::exec::functional_unit_stats, cycles, busy_cycles, idle_cycles, issued,
-                completed, result_stall_cycles, issued_by_class);

@@ -22,6 +22,7 @@ struct op_timing {
         check_range("latency", latency, 1u, 4096u);
         check_range("initiation_interval", initiation_interval, 1u, 4096u);
     }
+    WARPKIT_FIELDS(op_timing, latency, initiation_interval)
 };
 
 /// Timing of every opcode class. Defaults are the GTX480 values used by Warped Gates
@@ -91,10 +92,8 @@ struct timing_params {
         }
         return m;
     }
+    WARPKIT_FIELDS(timing_params, int_add, int_mul, fp_add, fp_mul, fp_mad, sfu, ldst, int_mad,
+                   int_div, fp_div, dp_add, dp_mul, dp_fma, dp_div)
 };
 
 } // namespace warpkit::exec
-
-WARPKIT_REFLECT(warpkit::exec::op_timing, latency, initiation_interval);
-WARPKIT_REFLECT(warpkit::exec::timing_params, int_add, int_mul, fp_add, fp_mul, fp_mad, sfu, ldst,
-                int_mad, int_div, fp_div, dp_add, dp_mul, dp_fma, dp_div);

@@ -40,6 +40,7 @@ struct cluster_params {
         check(lanes >= 1 && lanes <= warp_size && warp_size % lanes == 0, "lanes", lanes,
               "a divisor of 32 (1, 2, 4, 8, 16, 32)");
     }
+    WARPKIT_FIELDS(cluster_params, kind, lanes, timing)
 };
 
 /// Counters of one cluster: its pipeline, power state and lane activity.
@@ -51,13 +52,11 @@ struct cluster_stats {
     /// Issued instructions by active thread count (the last bin: 32 or more).
     histogram<33> active_threads{};
     std::vector<std::uint64_t> lane_ops; ///< thread operations executed by each physical lane
+    WARPKIT_FIELDS(cluster_stats, pipeline, powered_off_cycles, thread_ops, lane_slots,
+                   active_threads, lane_ops)
 };
 
 } // namespace warpkit::exec
-
-WARPKIT_REFLECT(warpkit::exec::cluster_params, kind, lanes, timing);
-WARPKIT_REFLECT(warpkit::exec::cluster_stats, pipeline, powered_off_cycles, thread_ops, lane_slots,
-                active_threads, lane_ops);
 
 namespace warpkit::exec {
 

@@ -31,6 +31,8 @@ struct adaptive_params {
               "[min_idle_detect = " + std::to_string(min_idle_detect) + ", 65535]");
         check_range("step", step, 1u, 65535u);
     }
+    WARPKIT_FIELDS(adaptive_params, epoch, critical_threshold, decrement_epochs, min_idle_detect,
+                   max_idle_detect, step)
 };
 
 /// One gateable block's controller: gate after `idle_detect` consecutive idle cycles; a gating
@@ -47,10 +49,7 @@ struct params {
         check_range("break_even", break_even, 1u, 65535u);
         check_range("wakeup_delay", wakeup_delay, 1u, 65535u);
     }
+    WARPKIT_FIELDS(params, idle_detect, break_even, wakeup_delay, adaptive)
 };
 
 } // namespace warpkit::gating
-
-WARPKIT_REFLECT(warpkit::gating::adaptive_params, epoch, critical_threshold, decrement_epochs,
-                min_idle_detect, max_idle_detect, step);
-WARPKIT_REFLECT(warpkit::gating::params, idle_detect, break_even, wakeup_delay, adaptive);

@@ -17,6 +17,8 @@ struct idle_period_stats {
     std::uint64_t below_idle_detect = 0; ///< length < idle_detect: never gated (wasted)
     std::uint64_t up_to_break_even = 0;  ///< idle_detect <= length <= idle_detect + BET
     std::uint64_t beyond_break_even = 0; ///< length > idle_detect + BET: gating gains
+    WARPKIT_FIELDS(idle_period_stats, lengths, below_idle_detect, up_to_break_even,
+                   beyond_break_even)
 };
 
 /// Counters of one controller; the four state counters add up to `cycles`.
@@ -43,13 +45,10 @@ struct stats {
     [[nodiscard]] constexpr std::uint64_t gated_cycles() const noexcept {
         return uncompensated_cycles + compensated_cycles;
     }
+    WARPKIT_FIELDS(stats, cycles, on_cycles, uncompensated_cycles, compensated_cycles,
+                   waking_cycles, gating_events, early_gating_events, held_cycles, wakeups,
+                   negative_events, critical_wakeups, stall_cycles, blackout_stall_cycles, epochs,
+                   idle_detect_increments, idle_detect_decrements, idle_periods)
 };
 
 } // namespace warpkit::gating
-
-WARPKIT_REFLECT(warpkit::gating::idle_period_stats, lengths, below_idle_detect, up_to_break_even,
-                beyond_break_even);
-WARPKIT_REFLECT(warpkit::gating::stats, cycles, on_cycles, uncompensated_cycles, compensated_cycles,
-                waking_cycles, gating_events, early_gating_events, held_cycles, wakeups,
-                negative_events, critical_wakeups, stall_cycles, blackout_stall_cycles, epochs,
-                idle_detect_increments, idle_detect_decrements, idle_periods);

@@ -6,6 +6,7 @@
 /// pass through when the held scheduler has them.
 
 #include <warpkit/core/error.hpp>
+#include <warpkit/core/json.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/stats.hpp>
 #include <warpkit/isa/unit_class.hpp>

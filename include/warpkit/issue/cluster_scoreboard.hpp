@@ -28,6 +28,8 @@ struct cluster_scoreboard_stats {
     std::uint64_t acks = 0;            ///< ack bits set (one per member per memory entry)
     std::uint64_t cleared_by_acks = 0; ///< memory entries cleared by their last ack
     scoreboard_stats base{};           ///< the pending-bit accesses
+    WARPKIT_FIELDS(cluster_scoreboard_stats, memory_entries, fixed_entries, acks, cleared_by_acks,
+                   base)
 };
 
 /// Storage of the scoreboard for the power model: pending bits, and the ack bits added.
@@ -37,9 +39,6 @@ struct scoreboard_bits {
 };
 
 } // namespace warpkit::issue
-
-WARPKIT_REFLECT(warpkit::issue::cluster_scoreboard_stats, memory_entries, fixed_entries, acks,
-                cleared_by_acks, base);
 
 namespace warpkit::issue {
 

@@ -12,9 +12,9 @@
 
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/params.hpp>
+#include <warpkit/core/reflect.hpp>
 #include <warpkit/isa/unit_class.hpp>
 #include <warpkit/issue/concepts.hpp>
-#include <warpkit/issue/detail/template_reflect.hpp>
 #include <warpkit/issue/issue_list.hpp>
 #include <warpkit/issue/lrr.hpp>
 #include <warpkit/issue/scheduler_stats.hpp>
@@ -48,6 +48,7 @@ struct gates_priority_params {
         check(initial == isa::unit_class::int_alu || initial == isa::unit_class::fp, "initial",
               std::string(enum_names<isa::unit_class>::names[isa::index(initial)]), "int or fp");
     }
+    WARPKIT_FIELDS(gates_priority_params, max_switch_cycles, initial, inner)
 };
 
 /// Counters of the GATES issue arbiter.
@@ -59,22 +60,10 @@ struct gates_priority_stats {
     std::uint64_t fp_high_cycles = 0;        ///< issue cycles with FP highest
     std::uint64_t mixed_int_fp_cycles = 0;   ///< cycles issuing both INT and FP
     scheduler_stats issue{};
+    WARPKIT_FIELDS(gates_priority_stats, switches_on_empty, switches_on_threshold,
+                   switches_on_blocked, int_high_cycles, fp_high_cycles, mixed_int_fp_cycles, issue)
 };
 
-} // namespace warpkit::issue
-
-template <class I>
-struct boost::hana::accessors_impl<warpkit::issue::gates_priority_params<I>> {
-    static constexpr auto apply() {
-        return boost::hana::make_tuple(WARPKIT_DETAIL_TEMPLATE_FIELD(max_switch_cycles),
-                                       WARPKIT_DETAIL_TEMPLATE_FIELD(initial),
-                                       WARPKIT_DETAIL_TEMPLATE_FIELD(inner));
-    }
-};
-WARPKIT_REFLECT(warpkit::issue::gates_priority_stats, switches_on_empty, switches_on_threshold,
-                switches_on_blocked, int_high_cycles, fp_high_cycles, mixed_int_fp_cycles, issue);
-
-namespace warpkit::issue {
 
 /// The GATES issue arbiter over a set of (active) warps; Inner orders warps of one type.
 template <class Inner = lrr>

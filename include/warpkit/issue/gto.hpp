@@ -23,6 +23,7 @@ struct gto_stats {
     std::uint64_t greedy_issues = 0; ///< first slots kept by the greedy warp
     std::uint64_t switches = 0;      ///< cycles the greedy warp changed
     scheduler_stats issue{};
+    WARPKIT_FIELDS(gto_stats, greedy_issues, switches, issue)
 };
 
 /// Greedy then oldest: keep the last issued warp while it is issuable, else oldest first.
@@ -97,5 +98,3 @@ private:
 };
 
 } // namespace warpkit::issue
-
-WARPKIT_REFLECT(warpkit::issue::gto_stats, greedy_issues, switches, issue);

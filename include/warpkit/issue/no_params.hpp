@@ -5,7 +5,7 @@
 
 #include <warpkit/core/reflect.hpp>
 
-#include <boost/hana/tuple.hpp>
+#include <cstddef>
 
 namespace warpkit::issue {
 
@@ -14,12 +14,11 @@ struct no_params {
     /// Nothing to check.
     void validate() const noexcept {}
     friend constexpr bool operator==(const no_params&, const no_params&) noexcept = default;
+
+    // WARPKIT_FIELDS needs at least one field; an empty struct visits nothing.
+    template <class Visitor, class... Objects>
+    static constexpr void warpkit_visit_fields(Visitor&&, Objects&...) noexcept {}
+    static constexpr std::size_t warpkit_field_count = 0;
 };
 
 } // namespace warpkit::issue
-
-// WARPKIT_REFLECT needs at least one field; an empty struct declares its (empty) accessors.
-template <>
-struct boost::hana::accessors_impl<warpkit::issue::no_params> {
-    static constexpr auto apply() { return boost::hana::make_tuple(); }
-};

@@ -6,6 +6,7 @@
 /// library's schedulers, and callers may add their own.
 
 #include <warpkit/core/error.hpp>
+#include <warpkit/core/json.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/issue/any_scheduler.hpp>
 #include <warpkit/issue/concepts.hpp>

@@ -27,6 +27,7 @@ namespace warpkit::issue {
 struct rr_stats {
     std::uint64_t lost_turns = 0; ///< turns of warps that could not issue (empty slots)
     scheduler_stats issue{};
+    WARPKIT_FIELDS(rr_stats, lost_turns, issue)
 };
 
 /// Strict round robin: the `width` warps whose turn it is issue if they can.
@@ -94,5 +95,3 @@ private:
 };
 
 } // namespace warpkit::issue
-
-WARPKIT_REFLECT(warpkit::issue::rr_stats, lost_turns, issue);

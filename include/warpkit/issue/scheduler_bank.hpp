@@ -7,10 +7,10 @@
 
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/params.hpp>
+#include <warpkit/core/reflect.hpp>
 #include <warpkit/core/stats.hpp>
 #include <warpkit/isa/unit_class.hpp>
 #include <warpkit/issue/concepts.hpp>
-#include <warpkit/issue/detail/template_reflect.hpp>
 #include <warpkit/issue/issue_list.hpp>
 #include <warpkit/issue/warp_view.hpp>
 
@@ -35,31 +35,16 @@ struct scheduler_bank_params {
         check_range("schedulers", schedulers, std::uint32_t{1},
                     static_cast<std::uint32_t>(max_issue_width));
     }
+    WARPKIT_FIELDS(scheduler_bank_params, schedulers, scheduler)
 };
 
 /// Counters of a bank: one entry per scheduler (sum them with sum_stats for the SM).
 template <class SchedulerStats>
 struct scheduler_bank_stats {
     std::vector<SchedulerStats> scheduler;
+    WARPKIT_FIELDS(scheduler_bank_stats, scheduler)
 };
 
-} // namespace warpkit::issue
-
-template <class P>
-struct boost::hana::accessors_impl<warpkit::issue::scheduler_bank_params<P>> {
-    static constexpr auto apply() {
-        return boost::hana::make_tuple(WARPKIT_DETAIL_TEMPLATE_FIELD(schedulers),
-                                       WARPKIT_DETAIL_TEMPLATE_FIELD(scheduler));
-    }
-};
-template <class S>
-struct boost::hana::accessors_impl<warpkit::issue::scheduler_bank_stats<S>> {
-    static constexpr auto apply() {
-        return boost::hana::make_tuple(WARPKIT_DETAIL_TEMPLATE_FIELD(scheduler));
-    }
-};
-
-namespace warpkit::issue {
 
 /// n schedulers of type S; warp i is scheduled by scheduler i mod n as its warp i / n.
 template <class S>

@@ -37,8 +37,7 @@ struct scheduler_stats {
             n += v;
         return n;
     }
+    WARPKIT_FIELDS(scheduler_stats, cycles, slots, idle_slots, empty_cycles, issued)
 };
 
 } // namespace warpkit::issue
-
-WARPKIT_REFLECT(warpkit::issue::scheduler_stats, cycles, slots, idle_slots, empty_cycles, issued);

@@ -81,6 +81,7 @@ struct scoreboard_params {
         check_range("registers", registers, std::uint32_t{1}, std::uint32_t{64});
         check_range("predicates", predicates, std::uint32_t{0}, std::uint32_t{64});
     }
+    WARPKIT_FIELDS(scoreboard_params, warps, registers, predicates)
 };
 
 /// Counters of a scoreboard (each is one access the power model can charge).
@@ -91,13 +92,11 @@ struct scoreboard_stats {
     std::uint64_t reservations = 0;              ///< registers and predicates reserved
     std::uint64_t long_latency_reservations = 0; ///< of which long-latency
     std::uint64_t releases = 0;                  ///< registers and predicates released
+    WARPKIT_FIELDS(scoreboard_stats, checks, raw_hazards, waw_hazards, reservations,
+                   long_latency_reservations, releases)
 };
 
 } // namespace warpkit::issue
-
-WARPKIT_REFLECT(warpkit::issue::scoreboard_params, warps, registers, predicates);
-WARPKIT_REFLECT(warpkit::issue::scoreboard_stats, checks, raw_hazards, waw_hazards, reservations,
-                long_latency_reservations, releases);
 
 namespace warpkit::issue {
 

@@ -9,8 +9,8 @@
 
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/params.hpp>
+#include <warpkit/core/reflect.hpp>
 #include <warpkit/issue/concepts.hpp>
-#include <warpkit/issue/detail/template_reflect.hpp>
 #include <warpkit/issue/issue_list.hpp>
 #include <warpkit/issue/lrr.hpp>
 #include <warpkit/issue/warp_view.hpp>
@@ -38,6 +38,7 @@ struct two_level_params {
         check_range("active_warps", active_warps, std::uint32_t{1},
                     static_cast<std::uint32_t>(max_warps));
     }
+    WARPKIT_FIELDS(two_level_params, active_warps, inner)
 };
 
 /// Counters of two_level, with the inner policy's counters nested.
@@ -46,27 +47,9 @@ struct two_level_stats {
     std::uint64_t demotions = 0;  ///< active -> pending (long-latency wait or barrier)
     std::uint64_t promotions = 0; ///< pending -> active
     InnerStats inner{};
+    WARPKIT_FIELDS(two_level_stats, demotions, promotions, inner)
 };
 
-} // namespace warpkit::issue
-
-template <class I>
-struct boost::hana::accessors_impl<warpkit::issue::two_level_params<I>> {
-    static constexpr auto apply() {
-        return boost::hana::make_tuple(WARPKIT_DETAIL_TEMPLATE_FIELD(active_warps),
-                                       WARPKIT_DETAIL_TEMPLATE_FIELD(inner));
-    }
-};
-template <class I>
-struct boost::hana::accessors_impl<warpkit::issue::two_level_stats<I>> {
-    static constexpr auto apply() {
-        return boost::hana::make_tuple(WARPKIT_DETAIL_TEMPLATE_FIELD(demotions),
-                                       WARPKIT_DETAIL_TEMPLATE_FIELD(promotions),
-                                       WARPKIT_DETAIL_TEMPLATE_FIELD(inner));
-    }
-};
-
-namespace warpkit::issue {
 
 /// Two-level scheduling: an active set of at most A warps in front of an inner policy.
 template <class Inner = lrr>

@@ -7,14 +7,10 @@
 #include <warpkit/core/reflect.hpp>
 #include <warpkit/power/component.hpp>
 
-#include <boost/hana/accessors.hpp>
-#include <boost/hana/first.hpp>
-#include <boost/hana/for_each.hpp>
-#include <boost/hana/second.hpp>
-
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -96,10 +92,8 @@ namespace detail {
 template <class T>
 void subtract_value(T& into, const T& from) {
     if constexpr (reflectable<T>) {
-        namespace hana = boost::hana;
-        hana::for_each(hana::accessors<T>(), [&](auto pair) {
-            subtract_value(hana::second(pair)(into), hana::second(pair)(from));
-        });
+        for_each_member_pair(into, from,
+                             [](std::string_view, auto& i, const auto& f) { subtract_value(i, f); });
     } else if constexpr (::warpkit::detail::is_std_array<T>::value ||
                          ::warpkit::detail::is_std_vector<T>::value) {
         for (std::size_t i = 0; i < into.size() && i < from.size(); ++i)

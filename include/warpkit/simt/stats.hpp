@@ -50,6 +50,8 @@ struct stack_stats {
     histogram<17> depth_at_divergence{};
     /// Active lanes per issued instruction (see lane_utilisation_bounds).
     histogram<lane_utilisation_bins> lane_utilisation{lane_utilisation_bounds(32)};
+    WARPKIT_FIELDS(stack_stats, divergent_branches, uniform_branches, reconvergences, exited_lanes,
+                   depth_at_divergence, lane_utilisation)
 };
 
 /// Zeroed stats whose lane-utilisation bins suit a warp of `warp_size` lanes.
@@ -65,6 +67,3 @@ inline void record_active_lanes(stack_stats& s, std::size_t active_lanes) noexce
 }
 
 } // namespace warpkit::simt
-
-WARPKIT_REFLECT(warpkit::simt::stack_stats, divergent_branches, uniform_branches, reconvergences,
-                exited_lanes, depth_at_divergence, lane_utilisation);
