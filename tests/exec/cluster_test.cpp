@@ -1,7 +1,11 @@
+#include <warpkit/core/concepts.hpp>
 #include <warpkit/core/json.hpp>
 #include <warpkit/core/params.hpp>
+#include <warpkit/core/rng.hpp>
 #include <warpkit/core/stats.hpp>
 #include <warpkit/exec.hpp>
+
+#include "../reset_law.hpp"
 
 #include <doctest/doctest.h>
 
@@ -130,4 +134,25 @@ TEST_CASE("execution unit params validate and reflect") {
     const auto j = warpkit::stats_to_json(c.stats());
     CHECK(j["lane_ops"].size() == 16);
     CHECK(j["pipeline"]["issued"] == 1);
+}
+
+TEST_CASE("law: reset_stats restarts a cluster's counters (its pipeline's included)") {
+    static_assert(warpkit::observable_component<exec::unit_cluster<int>>);
+    // Issue with random masks, pop results, and gate the cluster in idle stretches.
+    struct twin {
+        exec::cluster_params p{}; // named: g++ 12 warns of a dangling default argument
+        exec::unit_cluster<int> component{p};
+        warpkit::rng r{3};
+    };
+    const auto step = [](twin& t, std::size_t) {
+        auto& c = t.component;
+        const op_class o = t.r.bernoulli(0.3) ? op_class::int_mul : op_class::int_add;
+        if (c.powered() && t.r.bernoulli(0.6) && c.can_issue(o))
+            c.issue(o, 0, warp_mask{static_cast<std::uint32_t>(t.r.below(1ULL << 32))});
+        while (c.ready())
+            c.pop();
+        if (!c.busy() && t.r.bernoulli(0.05)) c.set_powered(!c.powered());
+        c.tick();
+    };
+    reset_law::check([] { return twin{}; }, step, 400, 600);
 }

@@ -1,8 +1,11 @@
 // Properties every gating policy must keep, checked on random bursty workloads served by two
 // clusters of one unit type (each a 4-cycle pipeline behind its own controller).
+#include <warpkit/core/concepts.hpp>
 #include <warpkit/core/rng.hpp>
 #include <warpkit/exec/functional_unit.hpp>
 #include <warpkit/gating.hpp>
+
+#include "../reset_law.hpp"
 
 #include <doctest/doctest.h>
 
@@ -223,4 +226,41 @@ TEST_CASE("on the same workloads conventional gating has negative events and Bla
     CHECK(conv_negative > 0);
     CHECK(blackout_events > 0);
     CHECK(coordinated_early > 0);
+}
+
+TEST_CASE_TEMPLATE("law: reset_stats restarts the counters, the power state stays", P,
+                   gating::no_gating, gating::conventional, gating::naive_blackout,
+                   gating::coordinated_blackout,
+                   gating::adaptive_idle_detect<gating::coordinated_blackout>) {
+    static_assert(warpkit::observable_component<gating::controller<P>>);
+    // One cluster behind its controller, fed bursts as above; reset in mid-run, so that the
+    // reset falls inside idle periods and gated episodes as well.
+    struct twin {
+        gating::params p{}; // a named object: g++ 12 warns of a dangling default argument
+        gating::controller<P> component{p};
+        exec::timing_params timing{};
+        exec::functional_unit<int> fu{warpkit::isa::unit_class::int_alu, timing};
+        warpkit::rng r{11};
+        std::uint64_t queue = 0;
+        bool burst = false;
+    };
+    const auto step = [](twin& t, std::size_t) {
+        if (t.r.bernoulli(t.burst ? 0.08 : 0.04)) t.burst = !t.burst;
+        if (t.burst)
+            t.queue += t.r.below(3);
+        else if (t.r.bernoulli(0.03))
+            ++t.queue;
+        const bool demand = t.queue > 0;
+        if (demand && t.component.can_issue() && t.fu.can_issue(exec::op_class::int_add)) {
+            t.fu.issue(exec::op_class::int_add, 0);
+            --t.queue;
+        }
+        (void)t.component.tick(
+            {demand, t.fu.busy(), static_cast<std::uint32_t>(t.queue), t.r.bernoulli(0.5)});
+        while (t.fu.ready())
+            t.fu.pop();
+        t.fu.tick();
+    };
+    for (const std::size_t warm : {1000U, 1777U, 2500U})
+        reset_law::check([] { return twin{}; }, step, warm, 3000);
 }

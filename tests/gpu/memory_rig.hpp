@@ -159,23 +159,32 @@ public:
     /// Runs until every SM and the memory system are idle; returns the core cycles.
     std::uint64_t run(std::uint64_t limit = 2'000'000) {
         std::uint64_t c = 0;
-        for (; c < limit; ++c) {
-            for (std::uint32_t i = 0; i < sms_.size(); ++i)
-                if (mem_.has_reply(i) && sms_[i].can_receive()) sms_[i].receive(mem_.take_reply(i));
-            for (auto& s : sms_)
-                s.tick([](std::uint32_t) {});
-            for (std::uint32_t i = 0; i < sms_.size(); ++i)
-                if (sms_[i].has_request() && mem_.can_send(i)) {
-                    mem_.send(sms_[i].request());
-                    sms_[i].pop_request();
-                }
-            mem_.cycle();
-            bool idle = mem_.idle();
-            for (const auto& s : sms_)
-                idle = idle && s.idle();
-            if (idle) break;
-        }
+        for (; c < limit; ++c)
+            if (step()) break;
         return c + 1;
+    }
+    /// One core cycle; true when every SM and the memory system are idle after it.
+    bool step() {
+        for (std::uint32_t i = 0; i < sms_.size(); ++i)
+            if (mem_.has_reply(i) && sms_[i].can_receive()) sms_[i].receive(mem_.take_reply(i));
+        for (auto& s : sms_)
+            s.tick([](std::uint32_t) {});
+        for (std::uint32_t i = 0; i < sms_.size(); ++i)
+            if (sms_[i].has_request() && mem_.can_send(i)) {
+                mem_.send(sms_[i].request());
+                sms_[i].pop_request();
+            }
+        mem_.cycle();
+        bool idle = mem_.idle();
+        for (const auto& s : sms_)
+            idle = idle && s.idle();
+        return idle;
+    }
+    /// Restarts the counters of every SM and of the memory system.
+    void reset_stats() {
+        for (auto& s : sms_)
+            s.reset_stats();
+        mem_.reset_stats();
     }
 
     [[nodiscard]] const sm_type& sm(std::size_t i) const { return sms_[i]; }

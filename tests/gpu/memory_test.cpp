@@ -2,6 +2,7 @@
 // counts of streams, L2 reuse, write-evict, constant cache and atomics, conservation of
 // requests and replies on every preset, and repeatability.
 
+#include <warpkit/core/concepts.hpp>
 #include <warpkit/core/json.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/rng.hpp>
@@ -13,6 +14,7 @@
 #include <warpkit/gpu/presets.hpp>
 #include <warpkit/isa/assembler.hpp>
 
+#include "../reset_law.hpp"
 #include "memory_rig.hpp"
 
 #include <doctest/doctest.h>
@@ -485,4 +487,45 @@ TEST_CASE_TEMPLATE("same kernel, same preset: identical memory statistics", P, g
         else
             CHECK(j == first);
     }
+}
+
+TEST_CASE("law: reset_stats of the SMs and the memory system restarts every counter, requests "
+          "in flight stay") {
+    static_assert(observable_component<memory_rig::sm_type>);
+    static_assert(observable_component<gpu::memory_system>);
+    // Two SMs of four warps each: loads over a region larger than the L1, their uses, and
+    // stores, so that the reset falls amid misses, fills, writes and DRAM traffic.
+    std::vector<std::vector<std::vector<step>>> prog(2);
+    for (std::uint64_t sm = 0; sm < 2; ++sm)
+        for (std::uint64_t w = 0; w < 4; ++w) {
+            std::vector<step> code;
+            for (std::uint64_t i = 0; i < 150; ++i) {
+                const std::uint64_t line = (sm * 7919 + w * 131 + i * 37) % 600;
+                code.push_back(load(1, 0x200000 + 128 * line));
+                code.push_back(use(2, 1));
+                if (i % 5 == 0) code.push_back(test::store(0x400000 + 128 * (line % 50)));
+            }
+            code.push_back(exit_step());
+            prog[sm].push_back(code);
+        }
+    const auto mp = gpu::gtx480_memory();
+    const auto make = [&] { return memory_rig(mp, prog); };
+    const auto step_rig = [](memory_rig& r, std::size_t) { (void)r.step(); };
+    const auto reset = [](memory_rig& r) { r.reset_stats(); };
+    const std::size_t warm = 3000;
+    const std::size_t more = 4000;
+    memory_rig whole = make();
+    const std::uint64_t cycles = whole.run();
+    CHECK(cycles > warm + more); // the reset falls in mid-run and the rig is busy after it
+    for (std::size_t sm = 0; sm < 2; ++sm) {
+        CAPTURE(sm);
+        reset_law::check(
+            make, step_rig, [sm](const memory_rig& r) { return r.sm(sm).stats(); }, reset, warm,
+            more);
+        reset_law::check(
+            make, step_rig, [sm](const memory_rig& r) { return r.sm(sm).memory_stats(); }, reset,
+            warm, more);
+    }
+    reset_law::check(
+        make, step_rig, [](const memory_rig& r) { return r.memory().stats(); }, reset, warm, more);
 }

@@ -88,7 +88,7 @@ TEST_CASE("paper 003 Fig. 4: GATES issues the INT block first and coalesces idle
     CHECK(r.idle_periods(unit_class::int_alu) == std::vector<int>{4});
     CHECK(r.idle_periods(unit_class::fp) == std::vector<int>{8});
     CHECK(s.high_priority() == F);
-    const auto& st = s.stats().inner;
+    const auto st = s.stats().inner;
     CHECK(st.switches_on_empty == 1);
     CHECK(st.switches_on_threshold == 0);
     CHECK(st.switches_on_blocked == 0);

@@ -1,13 +1,17 @@
 // Laws every warp scheduler obeys, checked on random and adversarial views.
 #include <warpkit/core/reflect.hpp>
 #include <warpkit/core/rng.hpp>
+#include <warpkit/issue/cluster_scoreboard.hpp>
 #include <warpkit/issue/concepts.hpp>
 #include <warpkit/issue/gates.hpp>
 #include <warpkit/issue/gto.hpp>
 #include <warpkit/issue/lrr.hpp>
 #include <warpkit/issue/rr.hpp>
 #include <warpkit/issue/scheduler_bank.hpp>
+#include <warpkit/issue/scoreboard.hpp>
 #include <warpkit/issue/two_level.hpp>
+
+#include "../reset_law.hpp"
 
 #include <doctest/doctest.h>
 
@@ -16,6 +20,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -293,4 +298,70 @@ TEST_CASE_TEMPLATE("law: every warp issues in a bounded window when warps stall 
             CHECK(worst <= 2 * ceil_div(warps, width));
         }
     }
+}
+
+TEST_CASE_TEMPLATE("law: reset_stats restarts the counters, the scheduling state stays", S,
+                   WARPKIT_ALL_SCHEDULERS) {
+    static_assert(warpkit::observable_component<S>);
+    struct twin {
+        S component = law_traits<S>::make();
+        warpkit::rng r{17};
+    };
+    // Random views every cycle, as in the first law; both twins draw the same ones.
+    const auto step = [](twin& t, std::size_t) {
+        std::vector<wi::warp_view> v;
+        for (std::size_t w = 0; w < 40; ++w) {
+            wi::warp_view x;
+            x.id = static_cast<wi::warp_id>(w);
+            x.unit = any_class(t.r);
+            x.age = t.r.below(1000);
+            x.ready = t.r.bernoulli(0.5);
+            x.long_latency = t.r.bernoulli(0.2);
+            v.push_back(x);
+        }
+        if constexpr (blockable<S>) {
+            wi::unit_set blocked;
+            blocked.set(unit_class::fp, t.r.bernoulli(0.3));
+            t.component.set_blocked(blocked);
+        }
+        const auto picked = t.component.select(std::span<const wi::warp_view>(v), 2);
+        wi::issue_list done;
+        for (const auto& p : picked)
+            if (t.r.bernoulli(0.8)) done.push(p);
+        t.component.notify_issued(done);
+    };
+    reset_law::check([] { return twin{}; }, step, 300, 500);
+}
+
+TEST_CASE_TEMPLATE("law: reset_stats restarts a scoreboard's counters, reservations stay", B,
+                   wi::scoreboard, wi::cluster_scoreboard<2>, wi::cluster_scoreboard<4>) {
+    static_assert(warpkit::observable_component<B>);
+    struct twin {
+        B component{};
+        warpkit::rng r{5};
+    };
+    // Check, reserve and release random operands of random warps.
+    const auto step = [](twin& t, std::size_t) {
+        const std::size_t w = t.r.below(8);
+        const auto a = static_cast<unsigned>(t.r.below(16));
+        const auto b = static_cast<unsigned>(t.r.below(16));
+        const auto ops = wi::operands{}.read(a).write(b);
+        const bool slow = t.r.bernoulli(0.3);
+        const auto r = static_cast<unsigned>(t.r.below(16));
+        if constexpr (std::is_same_v<B, wi::scoreboard>) {
+            if (!t.component.check(w, ops).any()) t.component.reserve(w, ops, slow);
+            if (t.r.bernoulli(0.4) && t.component.pending(w, r)) t.component.release(w, r);
+        } else {
+            if (!t.component.check(w, ops).any())
+                t.component.reserve(w, ops,
+                                    slow ? wi::latency_kind::memory : wi::latency_kind::fixed);
+            // Memory entries clear by acks from every member, fixed ones by a release.
+            const auto m = static_cast<std::size_t>(t.r.below(B::members));
+            if (t.component.awaiting_acks(w, r)) {
+                if ((t.component.acks(w, r) >> m & 1U) == 0) (void)t.component.ack(w, r, m);
+            } else if (t.r.bernoulli(0.4) && t.component.pending(w, r))
+                t.component.release(w, r);
+        }
+    };
+    reset_law::check([] { return twin{}; }, step, 200, 300);
 }

@@ -2,16 +2,21 @@
 // allocation on miss or on fill, sectors; MSHR merge and full behaviour; the controller that
 // ties cache, MSHRs and miss queue together.
 
+#include <warpkit/core/concepts.hpp>
 #include <warpkit/core/json.hpp>
 #include <warpkit/core/params.hpp>
+#include <warpkit/core/rng.hpp>
 #include <warpkit/core/stats.hpp>
 #include <warpkit/mem/cache.hpp>
 #include <warpkit/mem/cache_controller.hpp>
 #include <warpkit/mem/mshr.hpp>
 
+#include "../reset_law.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -397,4 +402,38 @@ TEST_CASE("controller: sectored cache tracks misses per sector") {
     CHECK(c.read(0x1030, 4, 4) == access_status::hit);
     CHECK(c.read(0x1010, 4, 5) == access_status::merged);
     CHECK_THROWS_AS(static_cast<void>(c.read(0x101c, 8, 6)), warpkit::contract_error);
+}
+
+TEST_CASE("law: reset_stats restarts a cache controller's counters, contents and misses stay") {
+    static_assert(warpkit::observable_component<warpkit::mem::cache_controller<>>);
+    static_assert(warpkit::observable_component<warpkit::mem::cache>);
+    static_assert(warpkit::observable_component<warpkit::mem::mshr_table<>>);
+    // Random reads and writes over 64 KB (four times the GTX480 L1); reads sent below come
+    // back in order after a random delay.
+    struct twin {
+        warpkit::mem::cache_controller_params p{}; // named, as in the gating laws test
+        warpkit::mem::cache_controller<> component{p};
+        warpkit::rng r{23};
+        std::deque<warpkit::mem::mem_request> below{};
+    };
+    const auto step = [](twin& t, std::size_t i) {
+        auto& c = t.component;
+        const std::uint64_t addr = 128 * t.r.below(512) + 4 * t.r.below(32);
+        if (t.r.bernoulli(0.7))
+            (void)c.read(addr, 4, i);
+        else
+            (void)c.write(addr, 4);
+        if (!c.miss_queue().empty()) {
+            if (c.miss_queue().front().kind == warpkit::mem::mem_request_kind::read)
+                t.below.push_back(c.miss_queue().front());
+            c.miss_queue().pop();
+        }
+        if (!t.below.empty() && t.r.bernoulli(0.4) && c.can_fill(t.below.front())) {
+            c.fill(t.below.front());
+            t.below.pop_front();
+        }
+        while (c.has_ready())
+            (void)c.pop_ready();
+    };
+    reset_law::check([] { return twin{}; }, step, 2000, 3000);
 }

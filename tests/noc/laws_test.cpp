@@ -10,6 +10,8 @@
 #include <warpkit/noc/ideal_network.hpp>
 #include <warpkit/noc/mesh.hpp>
 
+#include "../reset_law.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -123,4 +125,16 @@ TEST_CASE_TEMPLATE("network law: ids are unique and in injection order", N, idea
         if (s > 0) CHECK(id > last);
         last = id;
     }
+}
+
+TEST_CASE_TEMPLATE("network law: reset_stats restarts the counters, packets in flight stay", N,
+                   ideal, xbar_islip, xbar_rr_voq, mesh_islip, mesh_rr) {
+    // Packets in flight at the reset count (latency included) when they come out.
+    struct twin {
+        N component = make<N>();
+        noc_test::driver d{component.nodes()};
+        warpkit::rng r{99};
+    };
+    const auto step = [](twin& t, std::size_t) { t.d.cycle(t.component, t.r, 0.1, 5, true); };
+    reset_law::check([] { return twin{}; }, step, 1500, 2500);
 }

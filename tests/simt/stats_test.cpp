@@ -99,7 +99,7 @@ TEST_CASE("stack stats are reflected: they add up and serialise") {
     // ... and not into stats with 32-lane bins.
     stack_stats wrong;
     CHECK_THROWS_AS(warpkit::accumulate(wrong, c.stats()), warpkit::config_error);
-    a.clear_stats();
+    a.reset_stats();
     CHECK(a.stats().divergent_branches == 0);
     CHECK(a.stats().lane_utilisation.lower_bounds() == lane_utilisation_bounds(32));
 }

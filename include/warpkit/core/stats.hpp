@@ -65,6 +65,23 @@ void subtract_value(T& into, const T& from) {
 }
 
 template <class T>
+void zero_value(T& v) {
+    if constexpr (reflectable<T>) {
+        for_each_member(v, [](std::string_view, auto& m) { zero_value(m); });
+    } else if constexpr (sequence_field<T>) {
+        for (auto& e : v)
+            zero_value(e);
+    } else if constexpr (histogram_type<T>) {
+        v.clear();
+    } else if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+        v = T{};
+    } else {
+        static_assert(std::is_same_v<T, void>, "stats fields must be numbers, histograms, "
+                                               "reflected structs, arrays or vectors of them");
+    }
+}
+
+template <class T>
 std::string number_text(const T& v) {
     std::ostringstream os;
     if constexpr (std::is_floating_point_v<T>) os.precision(std::numeric_limits<T>::max_digits10);
@@ -104,6 +121,13 @@ void accumulate(S& into, const S& from) {
 template <reflectable S>
 void subtract(S& into, const S& from) {
     detail::subtract_value(into, from);
+}
+
+/// Sets every counter and histogram of `s` to zero, keeping its shape (vector sizes, so
+/// per-node or per-warp entries stay addressable): what a component's reset_stats() does.
+template <reflectable S>
+void reset_counters(S& s) {
+    detail::zero_value(s);
 }
 
 /// The sum of a range of stats structs.

@@ -94,6 +94,11 @@ public:
             return {0, 0};
         }
     }
+    /// Restarts every cluster's counters from zero.
+    void reset_stats() noexcept {
+        for (auto& c : clusters_)
+            c.reset_stats();
+    }
     /// "sp0.int", "sp1.fp", "sfu", "ldst".
     [[nodiscard]] std::string name(std::size_t i) const {
         WARPKIT_EXPECTS(i < size());

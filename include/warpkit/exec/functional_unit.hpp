@@ -7,6 +7,7 @@
 #include <warpkit/core/fifo.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/reflect.hpp>
+#include <warpkit/core/stats.hpp>
 #include <warpkit/exec/op_class.hpp>
 #include <warpkit/exec/timing.hpp>
 #include <warpkit/isa/unit_class.hpp>
@@ -134,6 +135,8 @@ public:
 
     [[nodiscard]] const timing_params& params() const noexcept { return timing_; }
     [[nodiscard]] const functional_unit_stats& stats() const noexcept { return stats_; }
+    /// Restarts the counters from zero (the pipeline's contents stay).
+    void reset_stats() noexcept { reset_counters(stats_); }
 
 private:
     struct entry {

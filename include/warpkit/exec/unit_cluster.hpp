@@ -8,6 +8,7 @@
 #include <warpkit/core/lane_mask.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/reflect.hpp>
+#include <warpkit/core/stats.hpp>
 #include <warpkit/exec/functional_unit.hpp>
 #include <warpkit/exec/op_class.hpp>
 #include <warpkit/exec/timing.hpp>
@@ -142,6 +143,11 @@ public:
         cluster_stats s = stats_;
         s.pipeline = unit_.stats();
         return s;
+    }
+    /// Restarts the counters (the pipeline's included) from zero.
+    void reset_stats() noexcept {
+        reset_counters(stats_);
+        unit_.reset_stats();
     }
 
 private:

@@ -5,6 +5,7 @@
 
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/params.hpp>
+#include <warpkit/core/stats.hpp>
 #include <warpkit/gating/concepts.hpp>
 #include <warpkit/gating/conventional.hpp>
 #include <warpkit/gating/params.hpp>
@@ -115,6 +116,9 @@ public:
 
     [[nodiscard]] const gating::params& params() const noexcept { return p_; }
     [[nodiscard]] const gating::stats& stats() const noexcept { return s_; }
+    /// Restarts the counters from zero; the power state and an idle period in progress stay
+    /// (the period is counted, whole, when it ends).
+    void reset_stats() noexcept { reset_counters(s_); }
     [[nodiscard]] const Policy& policy() const noexcept { return policy_; }
     /// The policy, for an owner that keeps state the policy reads (a shared idle-detect
     /// register, say). Changing it mid-cycle changes the next decision only.

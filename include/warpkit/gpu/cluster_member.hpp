@@ -15,6 +15,7 @@
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/fifo.hpp>
 #include <warpkit/core/reflect.hpp>
+#include <warpkit/core/stats.hpp>
 #include <warpkit/issue/cluster_scoreboard.hpp>
 #include <warpkit/issue/scoreboard.hpp>
 #include <warpkit/reconfig/front_end_sharing.hpp>
@@ -147,6 +148,9 @@ public:
     }
     [[nodiscard]] issue::cluster_scoreboard_stats stats() const {
         return visit_([](const auto& s) { return s.stats(); });
+    }
+    void reset_stats() {
+        visit_([](auto& s) { s.reset_stats(); });
     }
     [[nodiscard]] std::size_t pending_count(std::size_t w) const {
         return visit_([&](const auto& s) { return s.pending_count(w); });
@@ -343,6 +347,11 @@ public:
     [[nodiscard]] const std::vector<branch_report>& branches() const noexcept { return branches_; }
 
     [[nodiscard]] const sm_sharing_stats& stats() const noexcept { return s_; }
+    /// Restarts the counters (the shared scoreboard's included) from zero.
+    void reset_stats() {
+        reset_counters(s_);
+        csb_.reset_stats();
+    }
 
 private:
     struct delayed {

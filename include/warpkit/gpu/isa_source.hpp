@@ -94,7 +94,7 @@ public:
         WARPKIT_EXPECTS(slot != into && !w.finished() && !w.at_barrier && t.finished());
         WARPKIT_EXPECTS((live & keep).any() && live.minus(keep).any());
         t = w;
-        t.stack.clear_stats();
+        t.stack.reset_stats();
         t.executed = 0;
         w.stack.keep(keep);
         t.stack.keep(live.minus(keep));

@@ -21,6 +21,7 @@
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/fifo.hpp>
 #include <warpkit/core/params.hpp>
+#include <warpkit/core/stats.hpp>
 #include <warpkit/gpu/memory_message.hpp>
 #include <warpkit/gpu/memory_params.hpp>
 #include <warpkit/gpu/memory_stats.hpp>
@@ -205,11 +206,28 @@ public:
             },
             net_);
         if (started_) {
-            m.interconnect_cycles = clocks_.cycles(icnt_).value();
-            m.l2_cycles = clocks_.cycles(l2_).value();
-            m.dram_cycles = clocks_.cycles(dram_).value();
+            m.interconnect_cycles = clocks_.cycles(icnt_).value() - since_.interconnect_cycles;
+            m.l2_cycles = clocks_.cycles(l2_).value() - since_.l2_cycles;
+            m.dram_cycles = clocks_.cycles(dram_).value() - since_.dram_cycles;
         }
         return m;
+    }
+    /// Restarts every counter (network, slices, caches, channels, clock cycles) from zero;
+    /// requests in flight stay and count where they go next.
+    void reset_stats() {
+        for (auto& sl : slices_) {
+            reset_counters(sl.s);
+            sl.cache.reset_stats();
+        }
+        for (auto& c : parts_)
+            c.dram.reset_stats();
+        reset_counters(noc_);
+        std::visit([](auto& n) { n.reset_stats(); }, net_);
+        if (started_) {
+            since_.interconnect_cycles = clocks_.cycles(icnt_).value();
+            since_.l2_cycles = clocks_.cycles(l2_).value();
+            since_.dram_cycles = clocks_.cycles(dram_).value();
+        }
     }
     /// The network (for inspection).
     [[nodiscard]] const network_type& network() const noexcept { return net_; }
@@ -448,6 +466,12 @@ private:
     unsigned line_shift_ = 7;
     std::uint64_t line_mask_ = 127;
     noc_stats noc_{};
+    struct domain_cycles {
+        std::uint64_t interconnect_cycles = 0;
+        std::uint64_t l2_cycles = 0;
+        std::uint64_t dram_cycles = 0;
+    };
+    domain_cycles since_{}; ///< each domain's cycles at the last reset_stats()
 };
 
 } // namespace warpkit::gpu

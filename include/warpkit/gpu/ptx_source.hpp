@@ -272,8 +272,7 @@ public:
     [[nodiscard]] bool barrier_complete(std::uint32_t bslot) const {
         const auto& b = blocks_.at(bslot);
         if (b.arrived == 0) return false;
-        return b.arrived >=
-               (b.expected != 0 ? std::min(b.expected, b.live_halves) : b.live_halves);
+        return b.arrived >= (b.expected != 0 ? std::min(b.expected, b.live_halves) : b.live_halves);
     }
     /// Lets the waiting warps of block slot `bslot` past the barrier.
     void release_barrier(std::uint32_t bslot) {
@@ -306,7 +305,7 @@ public:
                         w.halves == 2 && t.stack.finished());
         WARPKIT_EXPECTS((live & keep).any() && live.minus(keep).any());
         t = w;
-        t.stack.clear_stats();
+        t.stack.reset_stats();
         t.executed = 0;
         t.halves = 1;
         w.halves = 1;

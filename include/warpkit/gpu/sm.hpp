@@ -13,6 +13,7 @@
 #include <warpkit/core/fifo.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/reflect.hpp>
+#include <warpkit/core/stats.hpp>
 #include <warpkit/exec/execution_units.hpp>
 #include <warpkit/exec/op_class.hpp>
 #include <warpkit/gating/adaptive_idle_detect.hpp>
@@ -509,6 +510,29 @@ public:
     }
     [[nodiscard]] const sm_params& params() const noexcept { return p_; }
     [[nodiscard]] const sm_stats& stats() const noexcept { return s_; }
+    /// Restarts the counters of the SM and of every part in it (schedulers, scoreboard,
+    /// execution units, shared-memory banks, gating controllers, split and sharing
+    /// controllers, L1 caches, PRT) from zero, so a warm-up can be left out; warps, queues,
+    /// cache contents and power states stay. The instruction source keeps its own counts.
+    void reset_stats() {
+        reset_counters(s_);
+        reset_counters(ms_);
+        adaptation_ = {};
+        sched_.reset_stats();
+        sched1_.reset_stats();
+        units_.reset_stats();
+        units1_.reset_stats();
+        scoreboard_.reset_stats();
+        banks_.reset_stats();
+        split_.reset_stats();
+        for (auto& g : gates_)
+            g.reset_stats();
+        cm_.reset_stats();
+        prt_.reset_stats();
+        l1d_.reset_stats();
+        const_.reset_stats();
+        tex_.reset_stats();
+    }
     [[nodiscard]] const exec::execution_units<payload>& units() const noexcept { return units_; }
     /// The execution units of a split SM's second half (SM1; idle unless split.mode is on).
     [[nodiscard]] const exec::execution_units<payload>& second_units() const noexcept {

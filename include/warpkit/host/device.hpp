@@ -242,7 +242,10 @@ public:
     }
 
     /// Runs `k` with an already packed parameter buffer.
-    launch_result launch_packed(const ptx::kernel& k, const launch_config& cfg,
+    // launch_packed and launch_functional are templates (of one argument type) so that
+    // including this header builds no GPU: only a translation unit that launches instantiates
+    // the presets (about 4 s of compile time for all four).
+    launch_result launch_packed(const std::same_as<ptx::kernel> auto& k, const launch_config& cfg,
                                 std::vector<std::uint8_t> params) {
         const ptx::launch l(k, cfg.grid, cfg.block, std::move(params), cfg.shared_bytes,
                             warp_size_);
@@ -270,9 +273,9 @@ public:
             };
             r.run = g.run(
                 l, mem_, [&](const auto& sm) { accumulate(r.ptx, sm.source().stats()); },
-                sample_ ? typename gpu::gpu<preset_type>::template sample_hook_for<ptx::launch>(
-                              sample)
-                        : nullptr,
+                sample_
+                    ? typename gpu::gpu<preset_type>::template sample_hook_for<ptx::launch>(sample)
+                    : nullptr,
                 {}, warm);
             r.wall_seconds =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -282,8 +285,8 @@ public:
 
     /// Runs `k` functionally (no timing: every block in turn, as ptx::run_functional); the
     /// result has the instruction counts and zero cycles.
-    launch_result launch_functional(const ptx::kernel& k, const launch_config& cfg,
-                                    std::vector<std::uint8_t> params,
+    launch_result launch_functional(const std::same_as<ptx::kernel> auto& k,
+                                    const launch_config& cfg, std::vector<std::uint8_t> params,
                                     const ptx::functional_params& fp = {}) {
         const ptx::launch l(k, cfg.grid, cfg.block, std::move(params), cfg.shared_bytes,
                             warp_size_);

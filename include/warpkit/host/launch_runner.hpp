@@ -9,6 +9,7 @@
 #include <warpkit/ptx/kernel.hpp>
 #include <warpkit/ptx/launch.hpp>
 
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -82,7 +83,9 @@ inline void write_outputs(const device& dev, const launch_spec& s, const spec_bu
 }
 
 /// Everything a launch file does: buffers, parameters, the launch, the outputs.
-inline launch_result run_launch(device& dev, const ptx::kernel& k, const launch_spec& s) {
+// A template for the reason device::launch_packed is one: no GPU is built where it is unused.
+launch_result run_launch(device& dev, const std::same_as<ptx::kernel> auto& k,
+                         const launch_spec& s) {
     const auto bufs = allocate(dev, s);
     auto params = pack(k, s, bufs);
     auto r = dev.launch_packed(k, {s.grid, s.block, s.shared_bytes}, std::move(params));

@@ -11,6 +11,7 @@
 
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/reflect.hpp>
+#include <warpkit/core/stats.hpp>
 #include <warpkit/issue/scoreboard.hpp>
 
 #include <array>
@@ -164,9 +165,16 @@ public:
     }
 
     [[nodiscard]] const params_type& params() const noexcept { return base_.params(); }
-    [[nodiscard]] const stats_type& stats() const noexcept {
-        stats_.base = base_.stats();
-        return stats_;
+    /// Counters, the member scoreboard's nested (copied from it when asked).
+    [[nodiscard]] stats_type stats() const {
+        stats_type s = stats_;
+        s.base = base_.stats();
+        return s;
+    }
+    /// Restarts the counters (the member scoreboard's included) from zero.
+    void reset_stats() noexcept {
+        reset_counters(stats_);
+        base_.reset_stats();
     }
 
 private:
@@ -190,7 +198,7 @@ private:
     }
 
     scoreboard base_;
-    mutable stats_type stats_{};
+    stats_type stats_{}; // its `base` stays empty: stats() fills it from base_
     std::vector<warp_acks> warps_;
 };
 

@@ -13,6 +13,7 @@
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/reflect.hpp>
+#include <warpkit/core/stats.hpp>
 #include <warpkit/isa/unit_class.hpp>
 #include <warpkit/issue/concepts.hpp>
 #include <warpkit/issue/issue_list.hpp>
@@ -63,7 +64,6 @@ struct gates_priority_stats {
     WARPKIT_FIELDS(gates_priority_stats, switches_on_empty, switches_on_threshold,
                    switches_on_blocked, int_high_cycles, fp_high_cycles, mixed_int_fp_cycles, issue)
 };
-
 
 /// The GATES issue arbiter over a set of (active) warps; Inner orders warps of one type.
 template <class Inner = lrr>
@@ -160,6 +160,11 @@ public:
     [[nodiscard]] const Inner& inner() const noexcept { return inner_; }
     [[nodiscard]] const params_type& params() const noexcept { return params_; }
     [[nodiscard]] const stats_type& stats() const noexcept { return stats_; }
+    /// Restarts the counters (the inner policy's included) from zero; priorities stay.
+    void reset_stats() {
+        reset_counters(stats_);
+        inner_.reset_stats();
+    }
 
 private:
     static const params_type& checked(const params_type& p) {

@@ -6,6 +6,7 @@
 
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/reflect.hpp>
+#include <warpkit/core/stats.hpp>
 #include <warpkit/issue/issue_list.hpp>
 #include <warpkit/issue/no_params.hpp>
 #include <warpkit/issue/scheduler_stats.hpp>
@@ -88,6 +89,8 @@ public:
     [[nodiscard]] warp_id greedy() const noexcept { return greedy_; }
     [[nodiscard]] const params_type& params() const noexcept { return params_; }
     [[nodiscard]] const stats_type& stats() const noexcept { return stats_; }
+    /// Restarts the counters from zero (the scheduling state stays).
+    void reset_stats() noexcept { reset_counters(stats_); }
 
 private:
     params_type params_{};

@@ -4,6 +4,7 @@
 /// the last one that issued and takes the first issuable warps in id order, wrapping around.
 
 #include <warpkit/core/error.hpp>
+#include <warpkit/core/stats.hpp>
 #include <warpkit/issue/issue_list.hpp>
 #include <warpkit/issue/no_params.hpp>
 #include <warpkit/issue/scheduler_stats.hpp>
@@ -58,6 +59,8 @@ public:
     [[nodiscard]] warp_id last_issued() const noexcept { return last_; }
     [[nodiscard]] const params_type& params() const noexcept { return params_; }
     [[nodiscard]] const stats_type& stats() const noexcept { return stats_; }
+    /// Restarts the counters from zero (the scheduling state stays).
+    void reset_stats() noexcept { reset_counters(stats_); }
 
 private:
     params_type params_{};

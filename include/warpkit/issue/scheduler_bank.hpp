@@ -45,7 +45,6 @@ struct scheduler_bank_stats {
     WARPKIT_FIELDS(scheduler_bank_stats, scheduler)
 };
 
-
 /// n schedulers of type S; warp i is scheduled by scheduler i mod n as its warp i / n.
 template <class S>
 requires warp_scheduler<S>
@@ -150,10 +149,17 @@ public:
     }
     [[nodiscard]] const params_type& params() const noexcept { return params_; }
     /// Per-scheduler counters (copied from the schedulers when asked).
-    [[nodiscard]] const stats_type& stats() const {
-        for (std::size_t k = 0; k < size(); ++k)
-            stats_.scheduler[k] = schedulers_[k].stats();
-        return stats_;
+    [[nodiscard]] stats_type stats() const {
+        stats_type s;
+        s.scheduler.reserve(size());
+        for (const auto& one : schedulers_)
+            s.scheduler.push_back(one.stats());
+        return s;
+    }
+    /// Restarts every scheduler's counters from zero.
+    void reset_stats() {
+        for (auto& s : schedulers_)
+            s.reset_stats();
     }
     /// The counters of all schedulers added up.
     [[nodiscard]] typename S::stats_type total_stats() const {
@@ -168,7 +174,6 @@ private:
     // Owner and local id of every warp id, so that splitting the views divides nothing.
     void init() {
         const std::size_t n = schedulers_.size();
-        stats_.scheduler.resize(n);
         owner_.resize(max_warps * n);
         local_id_.resize(max_warps * n);
         for (std::size_t w = 0; w < owner_.size(); ++w) {
@@ -181,7 +186,6 @@ private:
 
     params_type params_;
     std::vector<S> schedulers_;
-    mutable stats_type stats_{};
     std::size_t extra_ = 0; // scheduler that gets the first extra slot this cycle
     std::vector<std::uint8_t> owner_;
     std::vector<warp_id> local_id_;

@@ -9,6 +9,7 @@
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/reflect.hpp>
+#include <warpkit/core/stats.hpp>
 
 #include <bit>
 #include <cstddef>
@@ -216,6 +217,8 @@ public:
 
     [[nodiscard]] const params_type& params() const noexcept { return params_; }
     [[nodiscard]] const stats_type& stats() const noexcept { return stats_; }
+    /// Restarts the counters from zero (reservations stay).
+    void reset_stats() noexcept { reset_counters(stats_); }
 
 private:
     struct warp_state {

@@ -10,6 +10,7 @@
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/reflect.hpp>
+#include <warpkit/core/stats.hpp>
 #include <warpkit/issue/concepts.hpp>
 #include <warpkit/issue/issue_list.hpp>
 #include <warpkit/issue/lrr.hpp>
@@ -49,7 +50,6 @@ struct two_level_stats {
     InnerStats inner{};
     WARPKIT_FIELDS(two_level_stats, demotions, promotions, inner)
 };
-
 
 /// Two-level scheduling: an active set of at most A warps in front of an inner policy.
 template <class Inner = lrr>
@@ -99,9 +99,16 @@ public:
     [[nodiscard]] Inner& inner() noexcept { return inner_; }
     [[nodiscard]] const Inner& inner() const noexcept { return inner_; }
     [[nodiscard]] const params_type& params() const noexcept { return params_; }
-    [[nodiscard]] const stats_type& stats() const noexcept {
-        stats_.inner = inner_.stats();
-        return stats_;
+    /// Counters, the inner policy's nested (copied from it when asked).
+    [[nodiscard]] stats_type stats() const {
+        stats_type s = stats_;
+        s.inner = inner_.stats();
+        return s;
+    }
+    /// Restarts the counters (the inner policy's included) from zero; the sets stay.
+    void reset_stats() {
+        reset_counters(stats_);
+        inner_.reset_stats();
     }
 
 private:
@@ -182,7 +189,7 @@ private:
 
     params_type params_;
     Inner inner_;
-    mutable stats_type stats_{};
+    stats_type stats_{}; // its `inner` stays empty: stats() fills it from inner_
     std::uint64_t active_ = 0;
     std::size_t active_count_ = 0;
     std::uint64_t pending_set_ = 0;

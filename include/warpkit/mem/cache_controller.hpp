@@ -12,6 +12,7 @@
 #include <warpkit/core/fifo.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/reflect.hpp>
+#include <warpkit/core/stats.hpp>
 #include <warpkit/mem/cache.hpp>
 #include <warpkit/mem/mshr.hpp>
 
@@ -171,6 +172,12 @@ public:
         s.cache = cache_.stats();
         s.mshr = mshr_.stats();
         return s;
+    }
+    /// Restarts the counters (the cache's and MSHRs' included) from zero; contents stay.
+    void reset_stats() noexcept {
+        reset_counters(stats_);
+        cache_.reset_stats();
+        mshr_.reset_stats();
     }
 
 private:

@@ -9,6 +9,7 @@
 #include <warpkit/core/fifo.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/reflect.hpp>
+#include <warpkit/core/stats.hpp>
 #include <warpkit/noc/cluster_packet.hpp>
 #include <warpkit/noc/detail/ring.hpp>
 
@@ -129,6 +130,8 @@ public:
 
     [[nodiscard]] const cluster_link_params& params() const noexcept { return p_; }
     [[nodiscard]] const cluster_link_stats& stats() const noexcept { return s_; }
+    /// Restarts the counters from zero (packets on the link stay).
+    void reset_stats() { reset_counters(s_); }
 
     [[nodiscard]] bool can_send() const noexcept { return queue_.can_push(); }
     /// Queues an encoded packet of `kind` (the word must fit its size).

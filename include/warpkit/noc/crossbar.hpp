@@ -89,8 +89,14 @@ public:
         network_stats s = nets_[0].s;
         for (std::size_t i = 1; i < nets_.size(); ++i)
             accumulate(s, nets_[i].s);
-        s.cycles = now_;
+        s.cycles = now_ - stats_since_;
         return s;
+    }
+    /// Restarts the counters from zero (packets in flight stay and count when they arrive).
+    void reset_stats() {
+        for (auto& n : nets_)
+            reset_counters(n.s);
+        stats_since_ = now_;
     }
     [[nodiscard]] const network_stats& subnet_stats(std::size_t sub) const {
         WARPKIT_EXPECTS(sub < nets_.size());
@@ -390,6 +396,7 @@ private:
     std::vector<std::uint64_t> req_;
     std::vector<std::int32_t> match_;
     std::uint64_t now_ = 0;
+    std::uint64_t stats_since_ = 0; ///< now_ at the last reset_stats()
     std::uint64_t next_id_ = 0;
 };
 

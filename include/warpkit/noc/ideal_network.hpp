@@ -7,6 +7,7 @@
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/reflect.hpp>
+#include <warpkit/core/stats.hpp>
 #include <warpkit/noc/detail/ring.hpp>
 #include <warpkit/noc/network_stats.hpp>
 #include <warpkit/noc/packet.hpp>
@@ -46,6 +47,8 @@ public:
 
     [[nodiscard]] const ideal_params& params() const noexcept { return p_; }
     [[nodiscard]] const network_stats& stats() const noexcept { return s_; }
+    /// Restarts the counters from zero (packets in flight stay and count when they arrive).
+    void reset_stats() { reset_counters(s_); }
     [[nodiscard]] std::size_t nodes() const noexcept { return p_.nodes; }
     /// The cycle the next tick() simulates.
     [[nodiscard]] std::uint64_t now() const noexcept { return now_; }

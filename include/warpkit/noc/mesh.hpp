@@ -66,8 +66,14 @@ public:
         network_stats s = nets_[0].s;
         for (std::size_t i = 1; i < nets_.size(); ++i)
             accumulate(s, nets_[i].s);
-        s.cycles = now_;
+        s.cycles = now_ - stats_since_;
         return s;
+    }
+    /// Restarts the counters from zero (packets in flight stay and count when they arrive).
+    void reset_stats() {
+        for (auto& n : nets_)
+            reset_counters(n.s);
+        stats_since_ = now_;
     }
     /// Counters of one subnet (0: requests, 1: replies when there are two).
     [[nodiscard]] const network_stats& subnet_stats(std::size_t subnet) const {
@@ -785,6 +791,7 @@ private:
     std::vector<std::uint32_t> spec_vc_;
     bool any_spec_ = false;
     std::uint64_t now_ = 0;
+    std::uint64_t stats_since_ = 0; ///< now_ at the last reset_stats()
     std::uint64_t next_id_ = 0;
 };
 

@@ -20,6 +20,7 @@
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/reflect.hpp>
+#include <warpkit/core/stats.hpp>
 
 #include <algorithm>
 #include <array>
@@ -200,6 +201,8 @@ public:
 
     [[nodiscard]] const params_type& params() const noexcept { return p_; }
     [[nodiscard]] const stats_type& stats() const noexcept { return s_; }
+    /// Restarts the counters from zero; grouping state stays.
+    void reset_stats() { reset_counters(s_); }
     [[nodiscard]] std::uint32_t members() const noexcept { return members_; }
     [[nodiscard]] std::uint32_t warp_slots() const noexcept { return warp_slots_; }
 

@@ -35,6 +35,7 @@
 #include <warpkit/core/lane_mask.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/reflect.hpp>
+#include <warpkit/core/stats.hpp>
 
 #include <algorithm>
 #include <array>
@@ -107,8 +108,8 @@ enum class split_action : std::uint8_t {
 
 /// What the SM tells its controller each cycle.
 struct split_observation {
-    std::uint32_t warps = 0;            ///< resident warps on SM0 (all of them while fused)
-    std::uint32_t divergent = 0;        ///< of them divergent (the bin)
+    std::uint32_t warps = 0;     ///< resident warps on SM0 (all of them while fused)
+    std::uint32_t divergent = 0; ///< of them divergent (the bin)
     /// Divergent warps (or parts) on SM1 or on their way there.
     std::uint32_t second_divergent = 0;
     std::uint32_t second_warps = 0; ///< warps resident on SM1
@@ -125,6 +126,8 @@ public:
     [[nodiscard]] bool split() const noexcept { return split_; }
     [[nodiscard]] const sm_split_params& params() const noexcept { return p_; }
     [[nodiscard]] const sm_split_stats& stats() const noexcept { return s_; }
+    /// Restarts the counters from zero (the split state stays).
+    void reset_stats() noexcept { reset_counters(s_); }
 
     /// One cycle: what the SM should do.
     [[nodiscard]] split_action tick(const split_observation& o) noexcept {

@@ -161,10 +161,10 @@ public:
     /// Records the issue of one instruction with the current active lanes.
     void record_issue() noexcept { record_active_lanes(stats_, active_.count()); }
 
-    /// Counters since construction or clear_stats().
+    /// Counters since construction or reset_stats().
     [[nodiscard]] const stack_stats& stats() const noexcept { return stats_; }
     /// Zeroes the stats (keeps the warp state).
-    void clear_stats() { stats_ = make_stack_stats(WarpSize); }
+    void reset_stats() { stats_ = make_stack_stats(WarpSize); }
 
 private:
     // Applies the convergence rule while the running path stands at the top entry's SSY pc
