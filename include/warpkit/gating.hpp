@@ -9,6 +9,7 @@
 #include <warpkit/gating/conventional.hpp>
 #include <warpkit/gating/coordinated_blackout.hpp>
 #include <warpkit/gating/energy.hpp>
+#include <warpkit/gating/idle_detect_gating.hpp>
 #include <warpkit/gating/idle_detect_tuner.hpp>
 #include <warpkit/gating/naive_blackout.hpp>
 #include <warpkit/gating/no_gating.hpp>

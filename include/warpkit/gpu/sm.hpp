@@ -283,10 +283,10 @@ public:
         : id_(id), p_(checked(p)), source_(std::move(source)), sched_(sched), sched1_(sched),
           units_(p_.units), units1_(p_.units), scoreboard_(issue::scoreboard_params{p_.contexts()}),
           banks_(p_.banks), warps_(p_.contexts()), blocks_(p_.block_slots), split_(p_.split),
-          hier_(memory.model == memory_model::hierarchy),
-          l1_(hier_ ? checked_l1_(memory) : minimal_l1_()), prt_(l1_.prt), pend_(l1_.prt.entries),
+          uses_hierarchy_(memory.model == memory_model::hierarchy),
+          l1_(uses_hierarchy_ ? checked_l1_(memory) : minimal_l1_()), prt_(l1_.prt), prt_pending_(l1_.prt.entries),
           l1d_(l1_.data), const_(l1_.constant), tex_(l1_.texture),
-          write_bytes_(l1_.data.miss_queue), atomics_(l1_.atomic_queue), in_(l1_.reply_queue),
+          write_bytes_(l1_.data.miss_queue), atomics_(l1_.atomic_queue), replies_(l1_.reply_queue),
           flit_bytes_(std::max(1U, memory.noc.flit_bytes())),
           header_bytes_(memory.noc.header_bytes) {
         if (sched.schedulers > p_.issue_width)
@@ -322,7 +322,7 @@ public:
             ++bslot;
         WARPKIT_EXPECTS(bslot < blocks_.size());
         slots_tmp_.clear();
-        if (cm_.role() == cluster_role::none) {
+        if (sharing_.role() == cluster_role::none) {
             for (std::uint32_t s = 0; s < p_.warp_slots && slots_tmp_.size() < warps; ++s)
                 if (!warps_[s].resident) slots_tmp_.push_back(s);
         } else {
@@ -359,14 +359,14 @@ public:
         ++s_.cycles;
         if (resident_blocks_ > 0) ++s_.active_cycles;
         s_.block_cycles += resident_blocks_;
-        cm_.begin_cycle();
-        if (hier_) receive_();
+        sharing_.begin_cycle();
+        if (uses_hierarchy_) receive_();
         writeback_();
-        if (hier_) access_();
+        if (uses_hierarchy_) access_();
         power_();
         // A slave of a sharing cluster executes the master's instructions; its own fetch,
         // decode and schedulers are gated until the cluster has ungrouped.
-        if (cm_.slave_shared()) {
+        if (sharing_.slave_shared()) {
             execute_commands_();
         } else {
             issue_(0);
@@ -374,7 +374,7 @@ public:
         }
         gate_();
         if (split_.enabled()) split_step_();
-        if (!cm_.slave_shared()) fetch_();
+        if (!sharing_.slave_shared()) fetch_();
         retire_blocks_(on_block_done);
         units_.tick();
         units1_.tick();
@@ -385,7 +385,7 @@ public:
     [[nodiscard]] bool idle() const noexcept {
         return resident_blocks_ == 0 && events_.empty() && units_.busy_mask() == 0 &&
                units1_.busy_mask() == 0 &&
-               (!hier_ || memory_idle_()) && cm_.quiet();
+               (!uses_hierarchy_ || memory_idle_()) && sharing_.quiet();
     }
     /// True while a block is resident or anything is in flight.
     [[nodiscard]] bool busy() const noexcept { return !idle(); }
@@ -397,12 +397,12 @@ public:
     /// cycle, a branch takes `branch_words`.
     void join_cluster(std::uint32_t member, std::uint32_t members, std::uint32_t communicate,
                       std::uint32_t words, std::uint32_t branch_words) {
-        cm_.join(member, members, communicate, words, branch_words,
+        sharing_.join(member, members, communicate, words, branch_words,
                  issue::scoreboard_params{p_.warp_slots});
     }
     /// The SM's part in its sharing cluster (role none outside one).
-    [[nodiscard]] cluster_member& cluster() noexcept { return cm_; }
-    [[nodiscard]] const cluster_member& cluster() const noexcept { return cm_; }
+    [[nodiscard]] cluster_member& cluster() noexcept { return sharing_; }
+    [[nodiscard]] const cluster_member& cluster() const noexcept { return sharing_; }
 
     // ---- memory ports (hierarchy model) -------------------------------------------------
     // Every core cycle the GPU may hand the SM one reply (before tick) and take one request
@@ -410,7 +410,7 @@ public:
     // the atomics queue and the texture cache's miss queue in turn.
 
     /// True when the SM uses the memory hierarchy (its ports are live).
-    [[nodiscard]] bool uses_hierarchy() const noexcept { return hier_; }
+    [[nodiscard]] bool uses_hierarchy() const noexcept { return uses_hierarchy_; }
     /// True when a request waits to leave.
     [[nodiscard]] bool has_request() const noexcept { return port_pick_() != no_port_; }
     /// The request that leaves next (has_request() must hold).
@@ -473,16 +473,16 @@ public:
         port_next_ = (k + 1) % ports_;
     }
     /// True when the SM can take a reply this cycle.
-    [[nodiscard]] bool can_receive() const noexcept { return hier_ && in_.can_push(); }
+    [[nodiscard]] bool can_receive() const noexcept { return uses_hierarchy_ && replies_.can_push(); }
     /// A reply to one of the SM's requests (handled in the next tick, one per cycle).
     void receive(const mem_message& reply) {
         WARPKIT_EXPECTS(can_receive() && reply.reply && reply.sm == id_);
-        in_.push(reply);
+        replies_.push(reply);
     }
     /// Counters of the SM's memory side (zero with the ideal memory).
     [[nodiscard]] sm_memory_stats memory_stats() const {
         sm_memory_stats m = ms_;
-        if (hier_) {
+        if (uses_hierarchy_) {
             m.l1d = l1d_.stats();
             m.constant = const_.stats();
             m.texture = tex_.stats();
@@ -527,7 +527,7 @@ public:
         split_.reset_stats();
         for (auto& g : gates_)
             g.reset_stats();
-        cm_.reset_stats();
+        sharing_.reset_stats();
         prt_.reset_stats();
         l1d_.reset_stats();
         const_.reset_stats();
@@ -668,16 +668,16 @@ private:
     // first and clear its enhanced scoreboard (memory results as the master's ack); a
     // sharing slave acks its memory results to the master.
     void release_(std::uint32_t slot, const issue::operands& writes, bool memory) {
-        if (cm_.master_shared()) {
-            cm_.complete(slot, writes.dsts, memory, now_);
+        if (sharing_.master_shared()) {
+            sharing_.complete(slot, writes.dsts, memory, now_);
             return;
         }
         scoreboard_.release(slot, writes);
-        if (memory && cm_.slave_shared()) cm_.ack(slot, writes.dsts);
+        if (memory && sharing_.slave_shared()) sharing_.ack(slot, writes.dsts);
     }
 
     void writeback_() {
-        if (cm_.master_shared()) cm_.retire_delayed(now_);
+        if (sharing_.master_shared()) sharing_.retire_delayed(now_);
         for (auto* u : {&units_, &units1_})
             for (std::size_t c = 0; c < u->size(); ++c) {
                 auto& cl = (*u)[c];
@@ -696,7 +696,7 @@ private:
                 release_(e.slot, e.writes, true);
         }
         // Fills release the requests merged in their MSHR, one per cache per cycle.
-        if (hier_) {
+        if (uses_hierarchy_) {
             if (l1d_.has_ready()) prt_reply_(l1d_.pop_ready());
             if (const_.has_ready()) prt_reply_(const_.pop_ready());
             if (tex_.has_ready()) prt_reply_(tex_.pop_ready());
@@ -708,14 +708,14 @@ private:
     // A data return for PRT entry `id`: the last one completes the warp's access.
     void prt_reply_(std::uint32_t id) {
         const std::uint32_t slot = prt_.warp(id);
-        const issue::operands writes = pend_[id].writes;
+        const issue::operands writes = prt_pending_[id].writes;
         if (prt_.reply(id) && writes.dsts != 0) release_(slot, writes, true);
     }
 
     // One reply from the reply port per cycle: fills, atomic data, write acknowledgements.
     void receive_() {
-        if (in_.empty()) return;
-        const mem_message& m = in_.front();
+        if (replies_.empty()) return;
+        const mem_message& m = replies_.front();
         switch (m.kind) {
         case mem_kind::read:
         case mem_kind::const_read:
@@ -738,7 +738,7 @@ private:
             break;
         }
         ++ms_.replies_received;
-        in_.pop();
+        replies_.pop();
     }
 
     // The access stage: one transaction of the current warp access per cycle meets its cache
@@ -750,11 +750,11 @@ private:
         const std::uint32_t id = cur_;
         const auto& t = prt_.requests(id)[prt_.sent(id)];
         const bool last = prt_.sent(id) + 1 == prt_.requests(id).size();
-        switch (pend_[id].kind) {
+        switch (prt_pending_[id].kind) {
         case access_kind::load:
         case access_kind::constant:
         case access_kind::texture: {
-            const access_kind kind = pend_[id].kind;
+            const access_kind kind = prt_pending_[id].kind;
             auto& c =
                 kind == access_kind::load ? l1d_ : (kind == access_kind::constant ? const_ : tex_);
             const auto st = c.read(t.addr, t.size, id);
@@ -814,7 +814,7 @@ private:
 
     // The port the next request leaves from: the three sources in turn.
     [[nodiscard]] std::uint32_t port_pick_() const noexcept {
-        if (!hier_) return no_port_;
+        if (!uses_hierarchy_) return no_port_;
         for (std::uint32_t k = 0; k < ports_; ++k) {
             const std::uint32_t j = (port_next_ + k) % ports_;
             const bool any = j == 2 ? !atomics_.empty() : !cache_of_port_(j).miss_queue().empty();
@@ -832,7 +832,7 @@ private:
     }
 
     [[nodiscard]] bool memory_idle_() const noexcept {
-        return cur_ == no_entry_ && prt_.occupancy() == 0 && writes_pending_ == 0 && in_.empty() &&
+        return cur_ == no_entry_ && prt_.occupancy() == 0 && writes_pending_ == 0 && replies_.empty() &&
                atomics_.empty() && l1d_.miss_queue().empty() && const_.miss_queue().empty() &&
                tex_.miss_queue().empty() && l1d_.mshrs().occupancy() == 0 &&
                const_.mshrs().occupancy() == 0 && tex_.mshrs().occupancy() == 0;
@@ -886,7 +886,7 @@ private:
         }
         if (pe.kind != access_kind::constant && pe.kind != access_kind::texture)
             s_.global_transactions += prt_.requests(*id).size();
-        pend_[*id] = pe;
+        prt_pending_[*id] = pe;
         cur_ = *id;
         cur_at_ = now_ + agen;
     }
@@ -1033,7 +1033,7 @@ private:
             return units_of_(h).find_free(op_class_of(si)).has_value();
         case isa::unit_class::ldst:
             // The hierarchy needs a PRT entry for every access but a shared one.
-            return ldst_free_(h) && (!hier_ || si.space == isa::mem_space::shared ||
+            return ldst_free_(h) && (!uses_hierarchy_ || si.space == isa::mem_space::shared ||
                                      si.mop == isa::mem_op::none || !prt_.full());
         default:
             return true;
@@ -1042,7 +1042,7 @@ private:
     // The memory stage behind the LD/ST units (coalescer, L1 access) stays shared when the
     // SM splits; each half has its own LD/ST cluster.
     [[nodiscard]] bool ldst_free_(std::uint32_t h) const {
-        return now_ >= ldst_free_at_ && (!hier_ || cur_ == no_entry_) &&
+        return now_ >= ldst_free_at_ && (!uses_hierarchy_ || cur_ == no_entry_) &&
                units_of_(h).find_free(exec::op_class::ldst).has_value();
     }
     // The units of half `h` (the whole SM's while fused).
@@ -1076,7 +1076,7 @@ private:
     // The issue stage of half `h` (0: the whole SM while fused; a split SM runs SM0's and
     // SM1's, each with its own scheduler and units, over its own warps).
     void issue_(std::uint32_t h) {
-        if (cm_.master_paused()) return; // the cluster ramps down: nothing issues
+        if (sharing_.master_paused()) return; // the cluster ramps down: nothing issues
         auto& sched = h == 0 ? sched_ : sched1_;
         std::uint32_t n = 0;
         enum cause { c_idle, c_fetch, c_barrier, c_scoreboard, c_unit, c_gated };
@@ -1097,7 +1097,7 @@ private:
                 if (!v.ready) worst = std::max<int>(worst, c_unit);
             } else if (v.at_barrier) {
                 worst = std::max<int>(worst, c_barrier);
-            } else if (!v.valid || (cm_.master_grouped() && cm_.held(s))) {
+            } else if (!v.valid || (sharing_.master_grouped() && sharing_.held(s))) {
                 // A warp held while the slaves compare its branch waits like one refetching.
                 worst = std::max<int>(worst, c_fetch);
             } else {
@@ -1148,8 +1148,8 @@ private:
                 if (!w.resident || w.binned || w.ibuf.empty() || source_.at_barrier(s)) continue;
                 const isa::static_inst si = w.ibuf.front();
                 if (peek_(s, operands_of(si)).any()) continue;
-                if (cm_.master_grouped() && (cm_.held(s) || !cm_.link_free(si_words_(si)))) {
-                    if (!cm_.held(s)) cm_.note_link_full();
+                if (sharing_.master_grouped() && (sharing_.held(s) || !sharing_.link_free(si_words_(si)))) {
+                    if (!sharing_.held(s)) sharing_.note_link_full();
                     refill = true;
                     continue;
                 }
@@ -1385,14 +1385,14 @@ private:
     // Hazards of `ops` on the scoreboard that tracks this SM's writes: the enhanced one of a
     // sharing master, else its own.
     [[nodiscard]] issue::hazard peek_(std::uint32_t s, const issue::operands& ops) const {
-        return cm_.master_shared() ? cm_.scoreboard().peek(s, ops) : scoreboard_.peek(s, ops);
+        return sharing_.master_shared() ? sharing_.scoreboard().peek(s, ops) : scoreboard_.peek(s, ops);
     }
     // Branches, and exits that may leave a warp with fewer lanes, have their masks compared.
     [[nodiscard]] static constexpr bool control_(const isa::static_inst& si) noexcept {
         return si.is_branch || si.is_exit;
     }
     [[nodiscard]] std::uint32_t si_words_(const isa::static_inst& si) const noexcept {
-        return control_(si) ? cm_.branch_words() : 1U;
+        return control_(si) ? sharing_.branch_words() : 1U;
     }
     // What a control instruction left warp `s` with: its lanes and its next pc.
     [[nodiscard]] reconfig::branch_outcome outcome_(std::uint32_t s,
@@ -1419,7 +1419,7 @@ private:
                     break;
                 }
         for (std::uint32_t k = 0; k < p_.issue_width; ++k) {
-            const cluster_command* c = cm_.due(now_);
+            const cluster_command* c = sharing_.due(now_);
             if (c == nullptr) return;
             const std::uint32_t s = c->slot;
             auto& w = warps_[s];
@@ -1434,11 +1434,11 @@ private:
             if (source_.at_barrier(s) || w.replays > 0 ||
                 !scoreboard_.can_issue(s, operands_of(si)) || !unit_free_(si, 0)) {
                 if (gated_type_(si.unit) && !unit_free_(si, 0)) ++unplaced_[type_of_(si.unit)];
-                cm_.note_stall();
+                sharing_.note_stall();
                 return;
             }
             issue_one_(s, si);
-            cm_.executed();
+            sharing_.executed();
         }
     }
 
@@ -1460,15 +1460,15 @@ private:
         if (!w.ibuf.empty()) w.ibuf.erase(w.ibuf.begin()); // empty on a sharing slave
         const issue::operands writes = writes_of(si);
         const bool memory = si.mop != isa::mem_op::none;
-        if (cm_.master_grouped()) {
+        if (sharing_.master_grouped()) {
             // Every member's memory write is tracked until its ack (paper 000 II.A).
-            if (writes.dsts != 0) cm_.reserve(s, writes, memory);
-            cm_.issued(s, d.pc, si.opcode, control_(si), si_words_(si), now_);
+            if (writes.dsts != 0) sharing_.reserve(s, writes, memory);
+            sharing_.issued(s, d.pc, si.opcode, control_(si), si_words_(si), now_);
         } else if (writes.dsts != 0) {
             scoreboard_.reserve(s, writes, memory && si.space != isa::mem_space::shared);
         }
-        if (control_(si) && (cm_.master_grouped() || cm_.slave_shared()))
-            cm_.branch(branch_report{s, d.pc, outcome_(s, d)});
+        if (control_(si) && (sharing_.master_grouped() || sharing_.slave_shared()))
+            sharing_.branch(branch_report{s, d.pc, outcome_(s, d)});
         const exec::op_class oc = op_class_of(si);
         switch (si.unit) {
         case isa::unit_class::int_alu:
@@ -1507,7 +1507,7 @@ private:
             if (d.si.mop == isa::mem_op::load || d.si.mop == isa::mem_op::store)
                 s_.global_lane_accesses += d.active.count();
         }
-        if (hier_ && d.si.space != isa::mem_space::shared && d.si.mop != isa::mem_op::none) {
+        if (uses_hierarchy_ && d.si.space != isa::mem_space::shared && d.si.mop != isa::mem_op::none) {
             issue_hierarchy_(s, d, writes);
             return;
         }
@@ -1651,18 +1651,18 @@ private:
     std::uint64_t now_ = 0;
     std::uint64_t next_age_ = 0;
     sm_stats s_;
-    cluster_member cm_; // front-end sharing (role none: not in a cluster)
+    cluster_member sharing_; // front-end sharing (role none: not in a cluster)
     // The hierarchy's LD/ST side (minimal and unused with the ideal memory).
-    bool hier_;
+    bool uses_hierarchy_;
     l1_params l1_;
     mem::pending_request_table<warp_size, coalescer_type> prt_;
-    std::vector<pending> pend_; // per PRT entry
+    std::vector<pending> prt_pending_; // per PRT entry
     mem::cache_controller<std::uint32_t> l1d_;
     mem::cache_controller<std::uint32_t> const_;
     mem::cache_controller<std::uint32_t> tex_;
     fifo<std::uint32_t> write_bytes_; // data bytes of the writes in l1d_'s miss queue
     fifo<mem_message> atomics_;       // atomics waiting for the request port
-    fifo<mem_message> in_;            // replies taken from the reply port
+    fifo<mem_message> replies_;       // replies taken from the reply port
     std::uint32_t flit_bytes_;        // of the network (request_flits)
     std::uint32_t header_bytes_;      // of every request
     mem::lane_addresses<warp_size> addr_tmp_{};

@@ -11,6 +11,7 @@
 #include <warpkit/core/stats.hpp>
 #include <warpkit/noc/allocator.hpp>
 #include <warpkit/noc/concepts.hpp>
+#include <warpkit/noc/detail/network_edges.hpp>
 #include <warpkit/noc/detail/packet_pool.hpp>
 #include <warpkit/noc/detail/queue_bank.hpp>
 #include <warpkit/noc/network_stats.hpp>
@@ -71,7 +72,10 @@ struct crossbar_params {
 
 /// Crossbar network carrying packet<Payload>; `Alloc` is islip or round_robin.
 template <class Payload = std::uint64_t, allocator Alloc = islip>
-class crossbar {
+class crossbar : public detail::network_edges<crossbar<Payload, Alloc>, Payload> {
+    using edges = detail::network_edges<crossbar, Payload>;
+    friend edges;
+
 public:
     using packet_type = packet<Payload>;
     using params_type = crossbar_params;
@@ -80,91 +84,7 @@ public:
     explicit crossbar(const crossbar_params& p = {}) : p_(checked(p)) { build(); }
 
     [[nodiscard]] const crossbar_params& params() const noexcept { return p_; }
-    [[nodiscard]] std::size_t nodes() const noexcept { return N_; }
-    [[nodiscard]] std::size_t subnets() const noexcept { return nets_.size(); }
-    [[nodiscard]] std::uint64_t now() const noexcept { return now_; }
-
-    /// Counters summed over the subnets (routers[0] is the switch).
-    [[nodiscard]] network_stats stats() const {
-        network_stats s = nets_[0].s;
-        for (std::size_t i = 1; i < nets_.size(); ++i)
-            accumulate(s, nets_[i].s);
-        s.cycles = now_ - stats_since_;
-        return s;
-    }
-    /// Restarts the counters from zero (packets in flight stay and count when they arrive).
-    void reset_stats() {
-        for (auto& n : nets_)
-            reset_counters(n.s);
-        stats_since_ = now_;
-    }
-    [[nodiscard]] const network_stats& subnet_stats(std::size_t sub) const {
-        WARPKIT_EXPECTS(sub < nets_.size());
-        return nets_[sub].s;
-    }
-    [[nodiscard]] std::size_t subnet_of(traffic_class c) const noexcept {
-        return nets_.size() == 1 ? 0 : static_cast<std::size_t>(c);
-    }
-
-    [[nodiscard]] bool can_inject(node_id src,
-                                  traffic_class c = traffic_class::request) const noexcept {
-        return src < N_ && static_cast<std::size_t>(c) < C &&
-               !nets_[subnet_of(c)].injq.full(qi(src, c));
-    }
-    /// Queues `pk` at its source (with VOQs, a packet must fit the input buffer); returns
-    /// its id.
-    std::uint64_t inject(packet_type pk) {
-        WARPKIT_EXPECTS(can_inject(pk.src, pk.cls) && pk.dst < N_ && pk.flits >= 1 &&
-                        (!p_.voq || pk.flits <= p_.input_buffer_flits));
-        auto& n = nets_[subnet_of(pk.cls)];
-        if (pk.created == no_time) pk.created = now_;
-        pk.id = next_id_++;
-        pk.injected = no_time;
-        pk.ejected = no_time;
-        pk.hops = 0;
-        const std::uint32_t slot = n.packets.put(std::move(pk));
-        const auto& q = n.packets[slot];
-        n.injq.push(qi(q.src, q.cls), slot);
-        return q.id;
-    }
-
-    /// Simulates one cycle; false when no subnet held a packet.
-    bool tick() {
-        bool busy = false;
-        for (auto& n : nets_) {
-            busy = step(n) || busy;
-            ++n.s.cycles;
-        }
-        ++now_;
-        return busy;
-    }
-
-    [[nodiscard]] bool can_eject(node_id dst) const noexcept {
-        return can_eject(dst, traffic_class::request) || can_eject(dst, traffic_class::reply);
-    }
-    [[nodiscard]] bool can_eject(node_id dst, traffic_class c) const noexcept {
-        return dst < N_ && !nets_[subnet_of(c)].ejq.empty(qi(dst, c));
-    }
-    /// The oldest delivered packet at `dst`, classes taken in turn.
-    [[nodiscard]] packet_type eject(node_id dst) {
-        WARPKIT_EXPECTS(can_eject(dst));
-        auto c = static_cast<traffic_class>(eject_rr_[dst]);
-        if (!can_eject(dst, c)) c = static_cast<traffic_class>(1 - eject_rr_[dst]);
-        eject_rr_[dst] = static_cast<std::uint8_t>(1 - static_cast<unsigned>(c));
-        return eject(dst, c);
-    }
-    [[nodiscard]] packet_type eject(node_id dst, traffic_class c) {
-        WARPKIT_EXPECTS(can_eject(dst, c));
-        auto& n = nets_[subnet_of(c)];
-        const std::uint32_t slot = n.ejq.front(qi(dst, c));
-        n.ejq.pop(qi(dst, c));
-        return n.packets.take(slot);
-    }
-    [[nodiscard]] bool idle() const noexcept {
-        for (const auto& n : nets_)
-            if (n.packets.used() != 0) return false;
-        return true;
-    }
+    [[nodiscard]] std::size_t nodes() const noexcept { return nodes_; }
 
     /// Flits in input `i`'s buffer (all its queues).
     [[nodiscard]] std::uint32_t input_occupancy(std::size_t sub, node_id i) const {
@@ -176,6 +96,16 @@ public:
     }
 
 private:
+    using edges::next_id_;
+    using edges::now_;
+    using edges::qi;
+
+    // Hooks of the edges: the largest packet taken, and checks at the end of a cycle.
+    [[nodiscard]] bool fits(std::uint32_t flits) const noexcept {
+        return !p_.voq || flits <= p_.input_buffer_flits;
+    }
+    void after_tick() {}
+
     static constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
     static constexpr std::uint8_t head_flag = 1;
     static constexpr std::uint8_t tail_flag = 2;
@@ -216,43 +146,41 @@ private:
         validate(p);
         return p;
     }
-    [[nodiscard]] static std::size_t qi(node_id n, traffic_class c) noexcept {
-        return std::size_t{n} * C + static_cast<std::size_t>(c);
-    }
     [[nodiscard]] std::size_t inq(node_id i, node_id o) const noexcept {
-        return p_.voq ? std::size_t{i} * N_ + o : i;
+        return p_.voq ? std::size_t{i} * nodes_ + o : i;
     }
 
     void build() {
-        N_ = p_.nodes;
+        nodes_ = p_.nodes;
         for (std::uint32_t k = 0; k < p_.subnets; ++k) {
-            fabric& n = nets_.emplace_back(N_, p_.alloc_iters);
-            n.in =
-                detail::queue_bank<flit>(p_.voq ? std::size_t{N_} * N_ : N_, p_.input_buffer_flits);
-            n.in_count.assign(N_, 0);
-            n.out = detail::queue_bank<timed_flit>(N_, p_.output_buffer_flits);
-            n.in_lock.assign(N_, -1);
-            n.out_lock.assign(N_, -1);
-            n.src.assign(std::size_t{N_} * C, source_state{});
-            n.src_rr.assign(N_, 0);
+            fabric& n = nets_.emplace_back(nodes_, p_.alloc_iters);
+            n.in = detail::queue_bank<flit>(p_.voq ? std::size_t{nodes_} * nodes_ : nodes_,
+                                            p_.input_buffer_flits);
+            n.in_count.assign(nodes_, 0);
+            n.out = detail::queue_bank<timed_flit>(nodes_, p_.output_buffer_flits);
+            n.in_lock.assign(nodes_, -1);
+            n.out_lock.assign(nodes_, -1);
+            n.src.assign(std::size_t{nodes_} * C, source_state{});
+            n.src_rr.assign(nodes_, 0);
             n.injq =
-                detail::queue_bank<std::uint32_t>(std::size_t{N_} * C, p_.inject_queue_packets);
-            n.ejq = detail::queue_bank<std::uint32_t>(std::size_t{N_} * C, p_.eject_queue_packets);
-            n.reserved.assign(std::size_t{N_} * C, 0);
-            n.s.nodes.assign(N_, node_stats{});
+                detail::queue_bank<std::uint32_t>(std::size_t{nodes_} * C, p_.inject_queue_packets);
+            n.ejq =
+                detail::queue_bank<std::uint32_t>(std::size_t{nodes_} * C, p_.eject_queue_packets);
+            n.reserved.assign(std::size_t{nodes_} * C, 0);
+            n.s.nodes.assign(nodes_, node_stats{});
             n.s.routers.assign(1, router_stats{});
         }
-        eject_rr_.assign(N_, 0);
-        req_.assign(N_, 0);
-        match_.assign(N_, -1);
+        this->size_edges(nodes_);
+        req_.assign(nodes_, 0);
+        match_.assign(nodes_, -1);
     }
 
     bool step(fabric& n) {
         if (n.packets.used() == 0) return false;
-        for (node_id o = 0; o < N_; ++o)
+        for (node_id o = 0; o < nodes_; ++o)
             sink_step(n, o);
         switch_step(n);
-        for (node_id i = 0; i < N_; ++i)
+        for (node_id i = 0; i < nodes_; ++i)
             source_step(n, i);
         return true;
     }
@@ -314,7 +242,7 @@ private:
         // Connections first: the next flit of a packet already under way.
         std::uint64_t taken = 0;
         std::uint64_t busy_in = 0; // inputs connected at the start of the cycle
-        for (node_id o = 0; o < N_; ++o) {
+        for (node_id o = 0; o < nodes_; ++o) {
             const std::int32_t i = n.out_lock[o];
             if (i < 0) continue;
             taken |= std::uint64_t{1} << o;
@@ -325,13 +253,13 @@ private:
         }
         // Free inputs and outputs: head flits request their output.
         bool any = false;
-        for (node_id i = 0; i < N_; ++i) {
+        for (node_id i = 0; i < nodes_; ++i) {
             req_[i] = 0;
             const bool connected = (busy_in >> i & 1u) != 0;
             match_[i] = connected ? 0 : -1;
             if (connected || n.in_count[i] == 0) continue;
             if (p_.voq) {
-                for (node_id o = 0; o < N_; ++o)
+                for (node_id o = 0; o < nodes_; ++o)
                     if (!n.in.empty(inq(i, o)) && !n.out.full(o)) req_[i] |= std::uint64_t{1} << o;
             } else {
                 const std::uint32_t o = n.in.front(i).dst;
@@ -341,7 +269,7 @@ private:
         }
         if (!any) return;
         n.alloc.allocate(req_, match_, taken);
-        for (node_id i = 0; i < N_; ++i)
+        for (node_id i = 0; i < nodes_; ++i)
             if ((busy_in >> i & 1u) == 0 && match_[i] >= 0)
                 move(n, i, static_cast<node_id>(match_[i]));
     }
@@ -390,14 +318,10 @@ private:
     }
 
     crossbar_params p_;
-    std::uint32_t N_ = 0;
+    std::uint32_t nodes_ = 0;
     std::vector<fabric> nets_;
-    std::vector<std::uint8_t> eject_rr_;
     std::vector<std::uint64_t> req_;
     std::vector<std::int32_t> match_;
-    std::uint64_t now_ = 0;
-    std::uint64_t stats_since_ = 0; ///< now_ at the last reset_stats()
-    std::uint64_t next_id_ = 0;
 };
 
 } // namespace warpkit::noc

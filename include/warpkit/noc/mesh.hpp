@@ -13,6 +13,7 @@
 #include <warpkit/core/stats.hpp>
 #include <warpkit/noc/allocator.hpp>
 #include <warpkit/noc/concepts.hpp>
+#include <warpkit/noc/detail/network_edges.hpp>
 #include <warpkit/noc/detail/packet_pool.hpp>
 #include <warpkit/noc/detail/queue_bank.hpp>
 #include <warpkit/noc/mesh_params.hpp>
@@ -43,7 +44,10 @@ namespace warpkit::noc {
 /// Mesh network carrying packet<Payload>; `Alloc` (islip or round_robin) allocates VCs and
 /// the switch of every router.
 template <class Payload = std::uint64_t, allocator Alloc = islip>
-class mesh {
+class mesh : public detail::network_edges<mesh<Payload, Alloc>, Payload> {
+    using edges = detail::network_edges<mesh, Payload>;
+    friend edges;
+
 public:
     using packet_type = packet<Payload>;
     using params_type = mesh_params;
@@ -57,109 +61,10 @@ public:
     [[nodiscard]] const mesh_params& params() const noexcept { return p_; }
     [[nodiscard]] const mesh_topology& topology() const noexcept { return t_; }
     [[nodiscard]] std::size_t nodes() const noexcept { return t_.nodes; }
-    [[nodiscard]] std::size_t subnets() const noexcept { return nets_.size(); }
-    /// The cycle the next tick() simulates.
-    [[nodiscard]] std::uint64_t now() const noexcept { return now_; }
-
-    /// Counters summed over the subnets.
-    [[nodiscard]] network_stats stats() const {
-        network_stats s = nets_[0].s;
-        for (std::size_t i = 1; i < nets_.size(); ++i)
-            accumulate(s, nets_[i].s);
-        s.cycles = now_ - stats_since_;
-        return s;
-    }
-    /// Restarts the counters from zero (packets in flight stay and count when they arrive).
-    void reset_stats() {
-        for (auto& n : nets_)
-            reset_counters(n.s);
-        stats_since_ = now_;
-    }
-    /// Counters of one subnet (0: requests, 1: replies when there are two).
-    [[nodiscard]] const network_stats& subnet_stats(std::size_t subnet) const {
-        WARPKIT_EXPECTS(subnet < nets_.size());
-        return nets_[subnet].s;
-    }
-    /// The subnet carrying class `c`.
-    [[nodiscard]] std::size_t subnet_of(traffic_class c) const noexcept {
-        return nets_.size() == 1 ? 0 : static_cast<std::size_t>(c);
-    }
-
-    /// True when `src`'s injection queue for class `c` has room.
-    [[nodiscard]] bool can_inject(node_id src,
-                                  traffic_class c = traffic_class::request) const noexcept {
-        if (src >= t_.nodes || static_cast<std::size_t>(c) >= C) return false;
-        const auto& n = nets_[subnet_of(c)];
-        return !n.injq.full(qi(src, c));
-    }
-    /// Queues `pk` at its source (can_inject(pk.src, pk.cls), dst < nodes(), 1 <= flits <=
-    /// 65535); returns its id.
-    std::uint64_t inject(packet_type pk) {
-        WARPKIT_EXPECTS(can_inject(pk.src, pk.cls) && pk.dst < t_.nodes && pk.flits >= 1 &&
-                        pk.flits <= 65535);
-        auto& n = nets_[subnet_of(pk.cls)];
-        if (pk.created == no_time) pk.created = now_;
-        pk.id = next_id_++;
-        pk.injected = no_time;
-        pk.ejected = no_time;
-        pk.hops = 0;
-        const std::uint32_t slot = n.packets.put(std::move(pk));
-        const auto& q = n.packets[slot];
-        n.injq.push(qi(q.src, q.cls), slot);
-        return q.id;
-    }
-
-    /// Simulates one cycle; false when no subnet held a packet or a credit in flight.
-    bool tick() {
-        bool busy = false;
-        for (auto& n : nets_) {
-            busy = step(n) || busy;
-            ++n.s.cycles;
-        }
-        ++now_;
-        if (p_.check_credits) {
-            const std::uint64_t bad = credit_violations();
-            if (bad != 0)
-                throw sim_error("mesh: credit law broken on " + std::to_string(bad) +
-                                " virtual channels after cycle " + std::to_string(now_ - 1));
-        }
-        return busy;
-    }
-
-    /// True when a delivered packet of any class waits at `dst`.
-    [[nodiscard]] bool can_eject(node_id dst) const noexcept {
-        return can_eject(dst, traffic_class::request) || can_eject(dst, traffic_class::reply);
-    }
-    /// True when a delivered packet of class `c` waits at `dst`.
-    [[nodiscard]] bool can_eject(node_id dst, traffic_class c) const noexcept {
-        return dst < t_.nodes && !nets_[subnet_of(c)].ejq.empty(qi(dst, c));
-    }
-    /// The oldest delivered packet at `dst`, classes taken in turn (can_eject(dst) must hold).
-    [[nodiscard]] packet_type eject(node_id dst) {
-        WARPKIT_EXPECTS(can_eject(dst));
-        auto c = static_cast<traffic_class>(eject_rr_[dst]);
-        if (!can_eject(dst, c)) c = static_cast<traffic_class>(1 - eject_rr_[dst]);
-        eject_rr_[dst] = static_cast<std::uint8_t>(1 - static_cast<unsigned>(c));
-        return eject(dst, c);
-    }
-    /// The oldest delivered packet of class `c` at `dst`.
-    [[nodiscard]] packet_type eject(node_id dst, traffic_class c) {
-        WARPKIT_EXPECTS(can_eject(dst, c));
-        auto& n = nets_[subnet_of(c)];
-        const std::uint32_t slot = n.ejq.front(qi(dst, c));
-        n.ejq.pop(qi(dst, c));
-        return n.packets.take(slot);
-    }
-    /// True when no packet is queued, in flight or waiting to be ejected.
-    [[nodiscard]] bool idle() const noexcept {
-        for (const auto& n : nets_)
-            if (n.packets.used() != 0) return false;
-        return true;
-    }
 
     // ---- inspection (tests, debugging, power models) ------------------------------------
     /// Ports per router (4 directions, then local ports).
-    [[nodiscard]] std::uint32_t ports() const noexcept { return P_; }
+    [[nodiscard]] std::uint32_t ports() const noexcept { return ports_; }
     /// Output port router `r` uses for packets to `dst`: the dimension-order route (YX for
     /// `yx`, else XY: o1turn's XY packets, and the adaptive policies' choice on ties).
     [[nodiscard]] std::uint32_t route(std::uint32_t r, node_id dst) const {
@@ -168,8 +73,8 @@ public:
     }
     /// True when output `o` of router `r` leads somewhere.
     [[nodiscard]] bool output_connected(std::uint32_t r, std::uint32_t o) const {
-        WARPKIT_EXPECTS(r < t_.routers && o < P_);
-        return t_.enabled[r] != 0 && down_[std::size_t{r} * P_ + o] != none;
+        WARPKIT_EXPECTS(r < t_.routers && o < ports_);
+        return t_.enabled[r] != 0 && down_[std::size_t{r} * ports_ + o] != none;
     }
     /// Credits router `r` holds for VC `vc` of the buffer behind its output `o`.
     [[nodiscard]] std::uint32_t output_credits(std::size_t subnet, std::uint32_t r, std::uint32_t o,
@@ -179,7 +84,7 @@ public:
     /// True when output VC `vc` of port `o` of router `r` is not held by a packet.
     [[nodiscard]] bool output_vc_free(std::size_t subnet, std::uint32_t r, std::uint32_t o,
                                       std::uint32_t vc) const {
-        return (nets_.at(subnet).ovc_free[std::size_t{r} * P_ + o] >> vc & 1u) != 0;
+        return (nets_.at(subnet).ovc_free[std::size_t{r} * ports_ + o] >> vc & 1u) != 0;
     }
     /// Flits in input VC `vc` of port `p` of router `r`.
     [[nodiscard]] std::uint32_t input_occupancy(std::size_t subnet, std::uint32_t r,
@@ -196,37 +101,37 @@ public:
     [[nodiscard]] std::uint32_t input_vc_route(std::size_t subnet, std::uint32_t r, std::uint32_t p,
                                                std::uint32_t vc) const {
         const ivc_state& st = nets_.at(subnet).ivc[ovc(r, p, vc)];
-        return st.state == idle_state ? P_ : st.out_port;
+        return st.state == idle_state ? ports_ : st.out_port;
     }
     /// Flits of VC `vc` on the channel into input port `p` of router `r`.
     [[nodiscard]] std::uint32_t channel_flits(std::size_t subnet, std::uint32_t r, std::uint32_t p,
                                               std::uint32_t vc) const {
-        return count_vc(nets_.at(subnet).chan, std::size_t{r} * P_ + p, vc);
+        return count_vc(nets_.at(subnet).chan, std::size_t{r} * ports_ + p, vc);
     }
     /// Credits of VC `vc` on their way back to output port `o` of router `r`.
     [[nodiscard]] std::uint32_t channel_credits(std::size_t subnet, std::uint32_t r,
                                                 std::uint32_t o, std::uint32_t vc) const {
-        return count_vc(nets_.at(subnet).cred, std::size_t{r} * P_ + o, vc);
+        return count_vc(nets_.at(subnet).cred, std::size_t{r} * ports_ + o, vc);
     }
     /// Credits node `n`'s interface holds for VC `vc` of its router's input buffer.
     [[nodiscard]] std::uint32_t source_credits(std::size_t subnet, node_id n,
                                                std::uint32_t vc) const {
-        return nets_.at(subnet).src_credits[std::size_t{n} * V_ + vc];
+        return nets_.at(subnet).src_credits[std::size_t{n} * vcs_ + vc];
     }
     /// Credits of VC `vc` on their way back to node `n`'s interface.
     [[nodiscard]] std::uint32_t source_channel_credits(std::size_t subnet, node_id n,
                                                        std::uint32_t vc) const {
-        return count_vc(nets_.at(subnet).cred, RP_ + n, vc);
+        return count_vc(nets_.at(subnet).cred, router_ports_ + n, vc);
     }
     /// Flits of VC `vc` on the channel into node `n`'s interface.
     [[nodiscard]] std::uint32_t sink_channel_flits(std::size_t subnet, node_id n,
                                                    std::uint32_t vc) const {
-        return count_vc(nets_.at(subnet).chan, RP_ + n, vc);
+        return count_vc(nets_.at(subnet).chan, router_ports_ + n, vc);
     }
     /// Flits of VC `vc` waiting in node `n`'s ejection buffer.
     [[nodiscard]] std::uint32_t sink_occupancy(std::size_t subnet, node_id n,
                                                std::uint32_t vc) const {
-        return nets_.at(subnet).sink.size(std::size_t{n} * V_ + vc);
+        return nets_.at(subnet).sink.size(std::size_t{n} * vcs_ + vc);
     }
 
     /// The credit law, on every VC of every channel (router outputs and node interfaces):
@@ -236,31 +141,46 @@ public:
     [[nodiscard]] std::uint64_t credit_violations() const {
         std::uint64_t bad = 0;
         const auto law = [&](std::uint32_t held, std::uint32_t down, std::uint32_t back) {
-            if (held > B_ || held + down + back != B_) ++bad;
+            if (held > vc_buffer_flits_ || held + down + back != vc_buffer_flits_) ++bad;
         };
         for (const auto& n : nets_) {
-            for (std::size_t out = 0; out < RP_; ++out) {
+            for (std::size_t out = 0; out < router_ports_; ++out) {
                 const std::uint32_t to = down_[out];
-                if (to == none || t_.enabled[out / P_] == 0) continue;
-                for (std::uint32_t v = 0; v < V_; ++v) {
-                    const std::uint32_t kept = to < RP_ ? n.buf.size(std::size_t{to} * V_ + v)
-                                                        : n.sink.size((to - RP_) * V_ + v);
-                    law(n.ovc_credits[out * V_ + v], count_vc(n.chan, to, v) + kept,
+                if (to == none || t_.enabled[out / ports_] == 0) continue;
+                for (std::uint32_t v = 0; v < vcs_; ++v) {
+                    const std::uint32_t kept = to < router_ports_
+                                                   ? n.buf.size(std::size_t{to} * vcs_ + v)
+                                                   : n.sink.size((to - router_ports_) * vcs_ + v);
+                    law(n.ovc_credits[out * vcs_ + v], count_vc(n.chan, to, v) + kept,
                         count_vc(n.cred, out, v));
                 }
             }
-            for (node_id i = 0; i < N_; ++i) {
-                const std::size_t to = std::size_t{t_.host[i]} * P_ + t_.local[i];
-                for (std::uint32_t v = 0; v < V_; ++v)
-                    law(n.src_credits[std::size_t{i} * V_ + v],
-                        count_vc(n.chan, to, v) + n.buf.size(to * V_ + v),
-                        count_vc(n.cred, RP_ + i, v));
+            for (node_id i = 0; i < nodes_; ++i) {
+                const std::size_t to = std::size_t{t_.host[i]} * ports_ + t_.local[i];
+                for (std::uint32_t v = 0; v < vcs_; ++v)
+                    law(n.src_credits[std::size_t{i} * vcs_ + v],
+                        count_vc(n.chan, to, v) + n.buf.size(to * vcs_ + v),
+                        count_vc(n.cred, router_ports_ + i, v));
             }
         }
         return bad;
     }
 
 private:
+    using edges::next_id_;
+    using edges::now_;
+    using edges::qi;
+
+    // Hooks of the edges: the largest packet taken, and checks at the end of a cycle.
+    [[nodiscard]] bool fits(std::uint32_t flits) const noexcept { return flits <= 65535; }
+    void after_tick() {
+        if (!p_.check_credits) return;
+        const std::uint64_t bad = credit_violations();
+        if (bad != 0)
+            throw sim_error("mesh: credit law broken on " + std::to_string(bad) +
+                            " virtual channels after cycle " + std::to_string(now_ - 1));
+    }
+
     static constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
     static constexpr std::uint8_t idle_state = 0;
     static constexpr std::uint8_t vc_alloc_state = 1;
@@ -326,12 +246,9 @@ private:
         validate(p);
         return p;
     }
-    [[nodiscard]] static std::size_t qi(node_id n, traffic_class c) noexcept {
-        return std::size_t{n} * C + static_cast<std::size_t>(c);
-    }
     [[nodiscard]] std::size_t ovc(std::uint32_t r, std::uint32_t port, std::uint32_t vc) const {
-        WARPKIT_EXPECTS(r < t_.routers && port < P_ && vc < V_);
-        return (std::size_t{r} * P_ + port) * V_ + vc;
+        WARPKIT_EXPECTS(r < t_.routers && port < ports_ && vc < vcs_);
+        return (std::size_t{r} * ports_ + port) * vcs_ + vc;
     }
     template <class Bank>
     [[nodiscard]] static std::uint32_t count_vc(const Bank& b, std::size_t q, std::uint32_t vc) {
@@ -347,132 +264,135 @@ private:
     }
 
     void build() {
-        P_ = t_.ports;
-        V_ = p_.num_vcs;
-        B_ = p_.vc_buf_size;
-        R_ = t_.routers;
-        N_ = t_.nodes;
-        RP_ = std::size_t{R_} * P_;
-        st_ = p_.st_prepare_delay + p_.st_final_delay;
-        const std::uint32_t all = V_ == 32 ? ~0u : (1u << V_) - 1;
-        class_mask_ = detail::routing_vc_masks(p_.routing, V_, p_.split_vcs);
+        ports_ = t_.ports;
+        vcs_ = p_.num_vcs;
+        vc_buffer_flits_ = p_.vc_buf_size;
+        routers_ = t_.routers;
+        nodes_ = t_.nodes;
+        router_ports_ = std::size_t{routers_} * ports_;
+        switch_traversal_ = p_.st_prepare_delay + p_.st_final_delay;
+        const std::uint32_t all = vcs_ == 32 ? ~0u : (1u << vcs_) - 1;
+        class_mask_ = detail::routing_vc_masks(p_.routing, vcs_, p_.split_vcs);
         // Channels: where each router output leads and who feeds each router input.
-        down_.assign(RP_, none);
-        down_lat_.assign(RP_, 0);
-        down_bypassed_.assign(RP_, 0);
-        up_.assign(RP_, none);
-        up_lat_.assign(RP_, 0);
+        down_.assign(router_ports_, none);
+        down_lat_.assign(router_ports_, 0);
+        down_bypassed_.assign(router_ports_, 0);
+        up_.assign(router_ports_, none);
+        up_lat_.assign(router_ports_, 0);
         std::uint32_t max_lat = p_.link_latency;
-        for (std::uint32_t r = 0; r < R_; ++r) {
+        for (std::uint32_t r = 0; r < routers_; ++r) {
             if (t_.enabled[r] == 0) continue;
-            for (std::uint32_t o = 0; o < P_; ++o) {
-                const std::size_t i = std::size_t{r} * P_ + o;
+            for (std::uint32_t o = 0; o < ports_; ++o) {
+                const std::size_t i = std::size_t{r} * ports_ + o;
                 if (o < detail::dirs) {
                     const std::int32_t q = t_.neighbor[std::size_t{r} * detail::dirs + o];
                     if (q < 0) continue;
                     const std::uint32_t b = t_.bypassed[std::size_t{r} * detail::dirs + o];
                     const std::uint32_t lat = p_.link_latency * (1 + b) + p_.bypass_delay * b;
                     max_lat = lat > max_lat ? lat : max_lat;
-                    down_[i] = static_cast<std::uint32_t>(q) * P_ + (o ^ 1u);
+                    down_[i] = static_cast<std::uint32_t>(q) * ports_ + (o ^ 1u);
                     down_lat_[i] = lat;
                     down_bypassed_[i] = b;
-                    up_[i] = static_cast<std::uint32_t>(q) * P_ + (o ^ 1u);
+                    up_[i] = static_cast<std::uint32_t>(q) * ports_ + (o ^ 1u);
                     up_lat_[i] = lat;
                 } else {
                     const std::int32_t n = t_.port_node[i];
                     if (n < 0) continue;
-                    down_[i] = static_cast<std::uint32_t>(RP_) + static_cast<std::uint32_t>(n);
+                    down_[i] =
+                        static_cast<std::uint32_t>(router_ports_) + static_cast<std::uint32_t>(n);
                     down_lat_[i] = p_.link_latency;
-                    up_[i] = static_cast<std::uint32_t>(RP_) + static_cast<std::uint32_t>(n);
+                    up_[i] =
+                        static_cast<std::uint32_t>(router_ports_) + static_cast<std::uint32_t>(n);
                     up_lat_[i] = p_.link_latency;
                 }
             }
         }
         const std::size_t depth =
-            std::size_t{p_.sw_alloc_delay} + st_ + p_.credit_delay + max_lat + 3;
-        const std::size_t ivcs = RP_ * V_;
+            std::size_t{p_.sw_alloc_delay} + switch_traversal_ + p_.credit_delay + max_lat + 3;
+        const std::size_t ivcs = router_ports_ * vcs_;
         nets_.resize(p_.subnets);
         for (auto& n : nets_) {
-            n.chan = detail::queue_bank<timed_flit>(RP_ + N_, depth);
-            n.cred = detail::queue_bank<timed_credit>(RP_ + N_, depth);
-            n.buf = detail::queue_bank<flit>(ivcs, B_);
+            n.chan = detail::queue_bank<timed_flit>(router_ports_ + nodes_, depth);
+            n.cred = detail::queue_bank<timed_credit>(router_ports_ + nodes_, depth);
+            n.buf = detail::queue_bank<flit>(ivcs, vc_buffer_flits_);
             n.ivc.assign(ivcs, ivc_state{});
-            n.ovc_credits.assign(ivcs, B_);
-            n.ovc_free.assign(RP_, all);
-            n.router_flits.assign(R_, 0);
-            n.arriving.assign(R_, 0);
+            n.ovc_credits.assign(ivcs, vc_buffer_flits_);
+            n.ovc_free.assign(router_ports_, all);
+            n.router_flits.assign(routers_, 0);
+            n.arriving.assign(routers_, 0);
             n.va.clear();
-            n.va.reserve(RP_);
-            for (std::size_t i = 0; i < RP_; ++i)
-                n.va.emplace_back(std::size_t{P_} * V_, std::size_t{V_}, p_.alloc_iters);
+            n.va.reserve(router_ports_);
+            for (std::size_t i = 0; i < router_ports_; ++i)
+                n.va.emplace_back(std::size_t{ports_} * vcs_, std::size_t{vcs_}, p_.alloc_iters);
             n.sa.clear();
-            n.sa.reserve(R_);
-            for (std::size_t i = 0; i < R_; ++i)
-                n.sa.emplace_back(std::size_t{P_}, std::size_t{P_}, p_.alloc_iters);
-            n.vc_ptr.assign(RP_, 0);
-            n.sink = detail::queue_bank<flit>(std::size_t{N_} * V_, B_);
-            n.sink_rr.assign(N_, 0);
-            n.src_credits.assign(std::size_t{N_} * V_, B_);
-            n.src_busy.assign(std::size_t{N_} * V_, 0);
-            n.src_last_vc.assign(std::size_t{N_} * C, V_ - 1);
-            n.src.assign(std::size_t{N_} * C, source_state{});
-            n.src_rr.assign(N_, 0);
+            n.sa.reserve(routers_);
+            for (std::size_t i = 0; i < routers_; ++i)
+                n.sa.emplace_back(std::size_t{ports_}, std::size_t{ports_}, p_.alloc_iters);
+            n.vc_ptr.assign(router_ports_, 0);
+            n.sink = detail::queue_bank<flit>(std::size_t{nodes_} * vcs_, vc_buffer_flits_);
+            n.sink_rr.assign(nodes_, 0);
+            n.src_credits.assign(std::size_t{nodes_} * vcs_, vc_buffer_flits_);
+            n.src_busy.assign(std::size_t{nodes_} * vcs_, 0);
+            n.src_last_vc.assign(std::size_t{nodes_} * C, vcs_ - 1);
+            n.src.assign(std::size_t{nodes_} * C, source_state{});
+            n.src_rr.assign(nodes_, 0);
             n.injq =
-                detail::queue_bank<std::uint32_t>(std::size_t{N_} * C, p_.inject_queue_packets);
-            n.ejq = detail::queue_bank<std::uint32_t>(std::size_t{N_} * C, p_.eject_queue_packets);
-            n.reserved.assign(std::size_t{N_} * C, 0);
-            n.s.nodes.assign(N_, node_stats{});
-            n.s.routers.assign(R_, router_stats{});
+                detail::queue_bank<std::uint32_t>(std::size_t{nodes_} * C, p_.inject_queue_packets);
+            n.ejq =
+                detail::queue_bank<std::uint32_t>(std::size_t{nodes_} * C, p_.eject_queue_packets);
+            n.reserved.assign(std::size_t{nodes_} * C, 0);
+            n.s.nodes.assign(nodes_, node_stats{});
+            n.s.routers.assign(routers_, router_stats{});
         }
-        eject_rr_.assign(N_, 0);
-        va_req_.assign(std::size_t{P_} * P_ * V_, 0);
-        va_match_.assign(std::size_t{P_} * V_, -1);
-        sa_req_.assign(P_, 0);
-        spec_req_.assign(P_, 0);
-        sa_match_.assign(P_, -1);
-        sa_vc_.assign(std::size_t{P_} * P_, 0);
-        spec_vc_.assign(std::size_t{P_} * P_, 0);
+        this->size_edges(nodes_);
+        va_req_.assign(std::size_t{ports_} * ports_ * vcs_, 0);
+        va_match_.assign(std::size_t{ports_} * vcs_, -1);
+        sa_req_.assign(ports_, 0);
+        spec_req_.assign(ports_, 0);
+        sa_match_.assign(ports_, -1);
+        sa_vc_.assign(std::size_t{ports_} * ports_, 0);
+        spec_vc_.assign(std::size_t{ports_} * ports_, 0);
     }
 
     bool step(fabric& n) {
         if (n.packets.used() == 0 && n.credits == 0) return false;
-        for (node_id i = 0; i < N_; ++i) {
+        for (node_id i = 0; i < nodes_; ++i) {
             sink_step(n, i);
             source_step(n, i);
         }
-        for (std::uint32_t r = 0; r < R_; ++r)
+        for (std::uint32_t r = 0; r < routers_; ++r)
             if (t_.enabled[r] != 0) router_step(n, r);
         return true;
     }
 
-    // Channel endpoints below RP_ belong to routers; the rest to node interfaces.
+    // Channel endpoints below router_ports_ belong to routers; the rest to node interfaces.
     void send_flit(fabric& n, std::size_t to, const timed_flit& f) {
         n.chan.push(to, f);
-        if (to < RP_) ++n.arriving[to / P_];
+        if (to < router_ports_) ++n.arriving[to / ports_];
     }
     void send_credit(fabric& n, std::size_t to, const timed_credit& c) {
         n.cred.push(to, c);
         ++n.credits;
-        if (to < RP_) ++n.arriving[to / P_];
+        if (to < router_ports_) ++n.arriving[to / ports_];
     }
 
     // ---- node interfaces ----------------------------------------------------------------
     void sink_step(fabric& n, node_id node) {
-        const std::size_t ci = RP_ + node;
+        const std::size_t ci = router_ports_ + node;
         while (!n.chan.empty(ci) && n.chan.front(ci).due <= now_) {
             const flit f = n.chan.front(ci).f;
             n.chan.pop(ci);
-            n.sink.push(std::size_t{node} * V_ + f.vc, f);
+            n.sink.push(std::size_t{node} * vcs_ + f.vc, f);
         }
         // The interface moves one flit per cycle from its ejection buffers to the packet
         // queues, VCs in turn (the channel's width): a VC whose head packet finds its class's
         // queue full waits without blocking the others, and at most one credit per cycle goes
         // back, as many as the credit channel carries.
-        const std::size_t back = std::size_t{t_.host[node]} * P_ + t_.local[node];
-        for (std::uint32_t k = 0; k < V_; ++k) {
+        const std::size_t back = std::size_t{t_.host[node]} * ports_ + t_.local[node];
+        for (std::uint32_t k = 0; k < vcs_; ++k) {
             std::uint32_t v = n.sink_rr[node] + k;
-            if (v >= V_) v -= V_;
-            const std::size_t q = std::size_t{node} * V_ + v;
+            if (v >= vcs_) v -= vcs_;
+            const std::size_t q = std::size_t{node} * vcs_ + v;
             if (n.sink.empty(q)) continue;
             const flit f = n.sink.front(q);
             auto& pk = n.packets[f.pkt];
@@ -498,15 +418,15 @@ private:
                 n.s.network_latency.add(pk.network_latency());
                 n.s.hops.add(pk.hops);
             }
-            n.sink_rr[node] = v + 1 == V_ ? 0 : v + 1;
+            n.sink_rr[node] = v + 1 == vcs_ ? 0 : v + 1;
             break;
         }
     }
 
     void source_step(fabric& n, node_id node) {
-        const std::size_t ci = RP_ + node;
+        const std::size_t ci = router_ports_ + node;
         while (!n.cred.empty(ci) && n.cred.front(ci).due <= now_) {
-            ++n.src_credits[std::size_t{node} * V_ + n.cred.front(ci).vc];
+            ++n.src_credits[std::size_t{node} * vcs_ + n.cred.front(ci).vc];
             n.cred.pop(ci);
             --n.credits;
         }
@@ -522,14 +442,14 @@ private:
                 st.seq = 0;
                 st.vc = -1;
             }
-            const std::size_t cv = std::size_t{node} * V_;
+            const std::size_t cv = std::size_t{node} * vcs_;
             auto& pk = n.packets[st.pkt];
             if (st.vc < 0) {
                 // A VC not held by another of this node's packets, with room, round-robin.
                 const std::uint32_t last = n.src_last_vc[e];
                 const std::uint32_t mask = class_mask_[vc_set(pk)];
-                for (std::uint32_t j = 1; j <= V_; ++j) {
-                    const std::uint32_t v = (last + j) % V_;
+                for (std::uint32_t j = 1; j <= vcs_; ++j) {
+                    const std::uint32_t v = (last + j) % vcs_;
                     if ((mask >> v & 1u) == 0) continue;
                     if (n.src_busy[cv + v] != 0 || n.src_credits[cv + v] == 0) continue;
                     st.vc = static_cast<std::int32_t>(v);
@@ -545,7 +465,7 @@ private:
             f.vc = static_cast<std::uint8_t>(v);
             f.flags = static_cast<std::uint8_t>((st.seq == 0 ? head_flag : 0) |
                                                 (st.seq + 1 == pk.flits ? tail_flag : 0));
-            send_flit(n, std::size_t{t_.host[node]} * P_ + t_.local[node],
+            send_flit(n, std::size_t{t_.host[node]} * ports_ + t_.local[node],
                       timed_flit{now_ + 1 + p_.link_latency, f});
             --n.src_credits[cv + v];
             ++n.s.flits_injected;
@@ -590,7 +510,7 @@ private:
     /// input buffer has the most credits for the packet's VCs.
     [[nodiscard]] std::uint8_t route_packet(const fabric& n, std::uint32_t r, const packet_type& pk,
                                             std::uint8_t vcs) const {
-        const std::size_t at = std::size_t{r} * N_ + pk.dst;
+        const std::size_t at = std::size_t{r} * nodes_ + pk.dst;
         if (p_.routing == mesh_routing::xy || p_.routing == mesh_routing::yx) return t_.route[at];
         if (p_.routing == mesh_routing::o1turn)
             return (vcs & 1u) != 0 ? t_.route_yx[at] : t_.route[at];
@@ -601,7 +521,7 @@ private:
         std::array<std::uint32_t, detail::dirs> free{};
         for (std::uint32_t m = allowed; m != 0; m &= m - 1) {
             const auto d = static_cast<std::uint32_t>(std::countr_zero(m));
-            const std::size_t o = (std::size_t{r} * P_ + d) * V_;
+            const std::size_t o = (std::size_t{r} * ports_ + d) * vcs_;
             for (std::uint32_t v = class_mask_[vcs]; v != 0; v &= v - 1)
                 free[d] += n.ovc_credits[o + static_cast<std::uint32_t>(std::countr_zero(v))];
         }
@@ -610,14 +530,14 @@ private:
 
     void router_step(fabric& n, std::uint32_t r) {
         if (n.router_flits[r] == 0 && n.arriving[r] == 0) return;
-        const std::size_t base = std::size_t{r} * P_;
-        for (std::uint32_t p = 0; p < P_; ++p) {
+        const std::size_t base = std::size_t{r} * ports_;
+        for (std::uint32_t p = 0; p < ports_; ++p) {
             const std::size_t ci = base + p;
             while (!n.chan.empty(ci) && n.chan.front(ci).due <= now_) {
                 const flit f = n.chan.front(ci).f;
                 n.chan.pop(ci);
                 --n.arriving[r];
-                const std::size_t i = ci * V_ + f.vc;
+                const std::size_t i = ci * vcs_ + f.vc;
                 n.buf.push(i, f);
                 ++n.router_flits[r];
                 ++n.s.buffer_writes;
@@ -626,7 +546,7 @@ private:
                     start_packet(n, r, i, f, now_ + p_.routing_delay);
             }
             while (!n.cred.empty(ci) && n.cred.front(ci).due <= now_) {
-                ++n.ovc_credits[ci * V_ + n.cred.front(ci).vc];
+                ++n.ovc_credits[ci * vcs_ + n.cred.front(ci).vc];
                 n.cred.pop(ci);
                 --n.credits;
                 --n.arriving[r];
@@ -638,11 +558,11 @@ private:
     }
 
     void allocate_vcs(fabric& n, std::uint32_t r) {
-        const std::size_t base = std::size_t{r} * P_;
-        const std::size_t pv = std::size_t{P_} * V_;
+        const std::size_t base = std::size_t{r} * ports_;
+        const std::size_t pv = std::size_t{ports_} * vcs_;
         std::uint32_t outputs = 0;
         for (std::size_t k = 0; k < pv; ++k) {
-            const ivc_state& st = n.ivc[base * V_ + k];
+            const ivc_state& st = n.ivc[base * vcs_ + k];
             if (st.state != vc_alloc_state || st.ready > now_) continue;
             const std::uint32_t want = class_mask_[st.vcs] & n.ovc_free[base + st.out_port];
             if (want == 0) continue;
@@ -659,17 +579,17 @@ private:
                 req[k] = 0;
                 if (va_match_[k] < 0) continue;
                 const auto w = static_cast<std::uint32_t>(va_match_[k]);
-                ivc_state& st = n.ivc[base * V_ + k];
+                ivc_state& st = n.ivc[base * vcs_ + k];
                 n.ovc_free[base + o] &= ~(1u << w);
                 st.out_vc = static_cast<std::uint8_t>(w);
                 st.state = active_state;
                 st.ready = now_ + p_.vc_alloc_delay;
                 ++n.s.vc_allocations;
                 ++n.s.routers[r].vc_allocations;
-                if (p_.speculative && n.ovc_credits[(base + o) * V_ + w] > 0) {
-                    const std::size_t p = k / V_;
+                if (p_.speculative && n.ovc_credits[(base + o) * vcs_ + w] > 0) {
+                    const std::size_t p = k / vcs_;
                     spec_req_[p] |= std::uint64_t{1} << o;
-                    spec_vc_[p * P_ + o] |= 1u << (k % V_);
+                    spec_vc_[p * ports_ + o] |= 1u << (k % vcs_);
                     any_spec_ = true;
                 }
             }
@@ -677,47 +597,47 @@ private:
     }
 
     void allocate_switch(fabric& n, std::uint32_t r) {
-        const std::size_t base = std::size_t{r} * P_;
+        const std::size_t base = std::size_t{r} * ports_;
         bool any = false;
-        for (std::uint32_t p = 0; p < P_; ++p) {
+        for (std::uint32_t p = 0; p < ports_; ++p) {
             sa_match_[p] = -1;
-            for (std::uint32_t v = 0; v < V_; ++v) {
-                const std::size_t i = (base + p) * V_ + v;
+            for (std::uint32_t v = 0; v < vcs_; ++v) {
+                const std::size_t i = (base + p) * vcs_ + v;
                 const ivc_state& st = n.ivc[i];
                 if (st.state != active_state || st.ready > now_ || n.buf.empty(i)) continue;
-                if (n.ovc_credits[(base + st.out_port) * V_ + st.out_vc] == 0) continue;
+                if (n.ovc_credits[(base + st.out_port) * vcs_ + st.out_vc] == 0) continue;
                 sa_req_[p] |= std::uint64_t{1} << st.out_port;
-                sa_vc_[std::size_t{p} * P_ + st.out_port] |= 1u << v;
+                sa_vc_[std::size_t{p} * ports_ + st.out_port] |= 1u << v;
                 any = true;
             }
         }
         std::uint32_t first_pass = 0;
         if (any) {
             n.sa[r].allocate(sa_req_, sa_match_);
-            for (std::uint32_t p = 0; p < P_; ++p)
+            for (std::uint32_t p = 0; p < ports_; ++p)
                 if (sa_match_[p] >= 0) first_pass |= 1u << p;
         }
         if (any_spec_) {
             std::uint64_t taken = 0;
-            for (std::uint32_t p = 0; p < P_; ++p)
+            for (std::uint32_t p = 0; p < ports_; ++p)
                 if (sa_match_[p] >= 0) taken |= std::uint64_t{1} << sa_match_[p];
             n.sa[r].allocate(spec_req_, sa_match_, taken);
         }
-        for (std::uint32_t p = 0; p < P_; ++p) {
+        for (std::uint32_t p = 0; p < ports_; ++p) {
             if (sa_match_[p] >= 0) {
                 const auto o = static_cast<std::uint32_t>(sa_match_[p]);
                 const bool spec = (first_pass >> p & 1u) == 0;
-                const std::uint32_t mask =
-                    spec ? spec_vc_[std::size_t{p} * P_ + o] : sa_vc_[std::size_t{p} * P_ + o];
+                const std::uint32_t mask = spec ? spec_vc_[std::size_t{p} * ports_ + o]
+                                                : sa_vc_[std::size_t{p} * ports_ + o];
                 const std::uint32_t v = detail::first_from(mask, n.vc_ptr[base + p]);
-                n.vc_ptr[base + p] = v + 1 == V_ ? 0 : v + 1;
+                n.vc_ptr[base + p] = v + 1 == vcs_ ? 0 : v + 1;
                 if (spec) ++n.s.speculative_grants;
                 traverse(n, r, p, v);
             }
             if (sa_req_[p] != 0 || spec_req_[p] != 0) {
-                for (std::uint32_t o = 0; o < P_; ++o) {
-                    sa_vc_[std::size_t{p} * P_ + o] = 0;
-                    spec_vc_[std::size_t{p} * P_ + o] = 0;
+                for (std::uint32_t o = 0; o < ports_; ++o) {
+                    sa_vc_[std::size_t{p} * ports_ + o] = 0;
+                    spec_vc_[std::size_t{p} * ports_ + o] = 0;
                 }
                 sa_req_[p] = 0;
                 spec_req_[p] = 0;
@@ -727,17 +647,17 @@ private:
     }
 
     void traverse(fabric& n, std::uint32_t r, std::uint32_t p, std::uint32_t v) {
-        const std::size_t in = std::size_t{r} * P_ + p;
-        const std::size_t i = in * V_ + v;
+        const std::size_t in = std::size_t{r} * ports_ + p;
+        const std::size_t i = in * vcs_ + v;
         ivc_state& st = n.ivc[i];
         flit f = n.buf.front(i);
         n.buf.pop(i);
         --n.router_flits[r];
-        const std::size_t out = std::size_t{r} * P_ + st.out_port;
-        --n.ovc_credits[out * V_ + st.out_vc];
+        const std::size_t out = std::size_t{r} * ports_ + st.out_port;
+        --n.ovc_credits[out * vcs_ + st.out_vc];
         f.vc = st.out_vc;
         const std::uint64_t leave = now_ + p_.sw_alloc_delay;
-        send_flit(n, down_[out], timed_flit{leave + st_ + down_lat_[out], f});
+        send_flit(n, down_[out], timed_flit{leave + switch_traversal_ + down_lat_[out], f});
         send_credit(n, up_[in], timed_credit{leave + p_.credit_delay + up_lat_[in], v});
         auto& rs = n.s.routers[r];
         ++n.s.buffer_reads;
@@ -767,20 +687,19 @@ private:
     mesh_params p_;
     mesh_topology t_;
     std::vector<fabric> nets_;
-    std::uint32_t P_ = 0;
-    std::uint32_t V_ = 0;
-    std::uint32_t B_ = 0;
-    std::uint32_t R_ = 0;
-    std::uint32_t N_ = 0;
-    std::size_t RP_ = 0;
-    std::uint32_t st_ = 0;
+    std::uint32_t ports_ = 0;           ///< per router: 4 directions, then local ports
+    std::uint32_t vcs_ = 0;             ///< virtual channels per port
+    std::uint32_t vc_buffer_flits_ = 0; ///< flits per input VC buffer
+    std::uint32_t routers_ = 0;
+    std::uint32_t nodes_ = 0;
+    std::size_t router_ports_ = 0;       ///< routers_ x ports_: node queues are indexed after
+    std::uint32_t switch_traversal_ = 0; ///< cycles through the switch (prepare + final)
     std::array<std::uint32_t, 2 * C> class_mask_{}; ///< VCs per vc_set()
     std::vector<std::uint32_t> down_;
     std::vector<std::uint32_t> down_lat_;
     std::vector<std::uint32_t> down_bypassed_;
     std::vector<std::uint32_t> up_;
     std::vector<std::uint32_t> up_lat_;
-    std::vector<std::uint8_t> eject_rr_;
     // Allocation scratch, reused by every router.
     std::vector<std::uint64_t> va_req_;
     std::vector<std::int32_t> va_match_;
@@ -790,9 +709,6 @@ private:
     std::vector<std::uint32_t> sa_vc_;
     std::vector<std::uint32_t> spec_vc_;
     bool any_spec_ = false;
-    std::uint64_t now_ = 0;
-    std::uint64_t stats_since_ = 0; ///< now_ at the last reset_stats()
-    std::uint64_t next_id_ = 0;
 };
 
 } // namespace warpkit::noc
