@@ -6,23 +6,7 @@
 #include <cstdio>
 #include <cstring>
 
-#define CHECK(call)                                                                          \
-    do {                                                                                     \
-        cudaError_t err_ = (call);                                                           \
-        if (err_ != cudaSuccess) {                                                           \
-            std::printf("FAIL: %s: %s (line %d)\n", #call, cudaGetErrorString(err_), __LINE__); \
-            return 1;                                                                        \
-        }                                                                                    \
-    } while (0)
-
-#define EXPECT(cond, ...)                                                                    \
-    do {                                                                                     \
-        if (!(cond)) {                                                                       \
-            std::printf("FAIL: " __VA_ARGS__);                                               \
-            std::printf("\n");                                                               \
-            return 1;                                                                        \
-        }                                                                                    \
-    } while (0)
+#include "check.cuh"
 
 // 1024 + 512 bytes of static shared memory.
 __global__ void with_shared(const float* in, float* out)

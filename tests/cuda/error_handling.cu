@@ -8,14 +8,7 @@
 #include <cstdio>
 #include <cstring>
 
-#define CHECK(call)                                                                          \
-    do {                                                                                     \
-        cudaError_t err_ = (call);                                                           \
-        if (err_ != cudaSuccess) {                                                           \
-            std::printf("FAIL: %s: %s (line %d)\n", #call, cudaGetErrorString(err_), __LINE__); \
-            return 1;                                                                        \
-        }                                                                                    \
-    } while (0)
+#include "check.cuh"
 
 // `call` must return `want`; cudaGetLastError must then report it once and be clear after.
 #define EXPECT_ERROR(call, want)                                                             \

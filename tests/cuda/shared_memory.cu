@@ -4,14 +4,7 @@
 #include <cstdio>
 #include <vector>
 
-#define CHECK(call)                                                                          \
-    do {                                                                                     \
-        cudaError_t err_ = (call);                                                           \
-        if (err_ != cudaSuccess) {                                                           \
-            std::printf("FAIL: %s: %s (line %d)\n", #call, cudaGetErrorString(err_), __LINE__); \
-            return 1;                                                                        \
-        }                                                                                    \
-    } while (0)
+#include "check.cuh"
 
 // Reverses each block's slice through dynamic shared memory (blockDim.x ints).
 __global__ void reverse_blocks(const int* in, int* out)

@@ -6,14 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
-#define CHECK(call)                                                                          \
-    do {                                                                                     \
-        cudaError_t err_ = (call);                                                           \
-        if (err_ != cudaSuccess) {                                                           \
-            std::printf("FAIL: %s: %s (line %d)\n", #call, cudaGetErrorString(err_), __LINE__); \
-            return 1;                                                                        \
-        }                                                                                    \
-    } while (0)
+#include "check.cuh"
 
 // y[i] = x[i] * a + b, applied `rounds` times (integer, so the CPU result is exact).
 __global__ void affine(const int* x, int* y, int n, int a, int b, int rounds)

@@ -9,16 +9,9 @@
 #include <cstring>
 #include <vector>
 
-#define CHECK(call)                                                                          \
-    do {                                                                                     \
-        cudaError_t err_ = (call);                                                           \
-        if (err_ != cudaSuccess) {                                                           \
-            std::printf("FAIL: %s: %s (line %d)\n", #call, cudaGetErrorString(err_), __LINE__); \
-            return 1;                                                                        \
-        }                                                                                    \
-    } while (0)
+#include "check.cuh"
 
-#define EXPECT(call, code)                                                                   \
+#define EXPECT_ERROR(call, code)                                                             \
     do {                                                                                     \
         cudaError_t err_ = (call);                                                           \
         if (err_ != (code)) {                                                                \
@@ -181,7 +174,7 @@ static int linear_textures() {
     CHECK(cudaDestroyTextureObject(tf));
     CHECK(cudaDestroyTextureObject(tk_clamp));
     CHECK(cudaDestroyTextureObject(tk_border));
-    EXPECT(cudaDestroyTextureObject(tf), cudaErrorInvalidValue);
+    EXPECT_ERROR(cudaDestroyTextureObject(tf), cudaErrorInvalidValue);
     cudaGetLastError();
     CHECK(cudaFree(df));
     CHECK(cudaFree(dk));
@@ -380,23 +373,23 @@ static int bad_descriptors() {
     cudaTextureDesc td;
     std::memset(&td, 0, sizeof td);
     cudaTextureObject_t t;
-    EXPECT(cudaCreateTextureObject(nullptr, &res, &td, nullptr), cudaErrorInvalidValue);
-    EXPECT(cudaCreateTextureObject(&t, nullptr, &td, nullptr), cudaErrorInvalidValue);
+    EXPECT_ERROR(cudaCreateTextureObject(nullptr, &res, &td, nullptr), cudaErrorInvalidValue);
+    EXPECT_ERROR(cudaCreateTextureObject(&t, nullptr, &td, nullptr), cudaErrorInvalidValue);
     td.filterMode = cudaFilterModeLinear; // linear filtering of integers
-    EXPECT(cudaCreateTextureObject(&t, &res, &td, nullptr), cudaErrorInvalidValue);
+    EXPECT_ERROR(cudaCreateTextureObject(&t, &res, &td, nullptr), cudaErrorInvalidValue);
     td.filterMode = cudaFilterModePoint;
     res.res.linear.sizeInBytes = 8192; // past the allocation
-    EXPECT(cudaCreateTextureObject(&t, &res, &td, nullptr), cudaErrorInvalidValue);
+    EXPECT_ERROR(cudaCreateTextureObject(&t, &res, &td, nullptr), cudaErrorInvalidValue);
     res.res.linear.sizeInBytes = 4096;
     res.res.linear.devPtr = buf + 1; // not aligned to textureAlignment
     res.res.linear.sizeInBytes = 1024;
-    EXPECT(cudaCreateTextureObject(&t, &res, &td, nullptr), cudaErrorInvalidValue);
+    EXPECT_ERROR(cudaCreateTextureObject(&t, &res, &td, nullptr), cudaErrorInvalidValue);
     res.res.linear.devPtr = buf;
     res.res.linear.desc = cudaCreateChannelDesc(32, 32, 32, 0, cudaChannelFormatKindSigned);
-    EXPECT(cudaCreateTextureObject(&t, &res, &td, nullptr), cudaErrorInvalidChannelDescriptor);
+    EXPECT_ERROR(cudaCreateTextureObject(&t, &res, &td, nullptr), cudaErrorInvalidChannelDescriptor);
     res.res.linear.desc = cudaCreateChannelDesc<int>();
     td.readMode = cudaReadModeNormalizedFloat; // 32-bit integers cannot be normalised
-    EXPECT(cudaCreateTextureObject(&t, &res, &td, nullptr), cudaErrorInvalidValue);
+    EXPECT_ERROR(cudaCreateTextureObject(&t, &res, &td, nullptr), cudaErrorInvalidValue);
     td.readMode = cudaReadModeElementType;
     res.resType = cudaResourceTypePitch2D;
     res.res.pitch2D.devPtr = buf;
@@ -404,7 +397,7 @@ static int bad_descriptors() {
     res.res.pitch2D.width = 16;
     res.res.pitch2D.height = 8;
     res.res.pitch2D.pitchInBytes = 72; // not a multiple of texturePitchAlignment
-    EXPECT(cudaCreateTextureObject(&t, &res, &td, nullptr), cudaErrorInvalidValue);
+    EXPECT_ERROR(cudaCreateTextureObject(&t, &res, &td, nullptr), cudaErrorInvalidValue);
     cudaGetLastError();
     CHECK(cudaFree(buf));
     return 0;
