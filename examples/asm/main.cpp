@@ -75,6 +75,10 @@ int tool_main(int argc, char** argv) {
             }
         } else {
             const auto prog = warpkit::isa::assemble(text, name);
+            // An image without instructions would load and run off its end.
+            if (prog.code.empty())
+                throw warpkit::error(name + ":1:1: no instructions (a kernel needs at least one, "
+                                            "the last an EXIT)");
             if (words) {
                 for (auto w : prog.code) {
                     char buf[16];

@@ -1,5 +1,6 @@
 #include "runtime.hpp"
 
+#include "../common/params_cli.hpp"
 #include "../fs/energy.hpp"
 #include "../power/gpu_activity.hpp"
 
@@ -84,34 +85,10 @@ bool within_launch_limits(const dim3& grid, const dim3& block) {
            grid.y <= 65535 && grid.z <= 65535;
 }
 
-// `key=value` settings for every scalar of a params JSON object (nested objects give dotted
-// keys), so a configuration file goes through the same validation as --set.
-void flatten(const nlohmann::json& j, const std::string& prefix, std::vector<std::string>& out) {
-    if (j.is_object()) {
-        for (const auto& [k, v] : j.items())
-            flatten(v, prefix.empty() ? k : prefix + "." + k, out);
-    } else if (j.is_array()) {
-        throw config_error(prefix, "a list", "a number, string or boolean (lists cannot be set)");
-    } else {
-        out.push_back(prefix + "=" + (j.is_string() ? j.get<std::string>() : j.dump()));
-    }
-}
-
 // The configuration file's settings, then the --set ones (which win).
 std::vector<std::string> all_overrides(const options& o) {
     std::vector<std::string> out;
-    if (!o.config_file.empty()) {
-        const std::string text = read_file(o.config_file);
-        nlohmann::json j;
-        try {
-            j = nlohmann::json::parse(text);
-        } catch (const nlohmann::json::parse_error& e) {
-            throw error("cannot parse '" + o.config_file + "': " + e.what());
-        }
-        if (!j.is_object())
-            throw error("'" + o.config_file + "' does not hold a JSON object of parameters");
-        flatten(j, "", out);
-    }
+    if (!o.config_file.empty()) out = example::config_file_settings(o.config_file);
     out.insert(out.end(), o.overrides.begin(), o.overrides.end());
     return out;
 }
@@ -240,8 +217,9 @@ options options::from_environment() {
     o.cold_memory = env_flag("WARPKIT_CUDA_COLD_MEMORY", false);
     o.power = env_flag("WARPKIT_CUDA_POWER", false);
     if (const auto n = env("WARPKIT_CUDA_POWER_SAMPLE"); !n.empty()) {
-        const bool digits =
-            n.size() <= 16 && std::all_of(n.begin(), n.end(), [](char c) { return c >= '0' && c <= '9'; });
+        const bool digits = n.size() <= 16 && std::all_of(n.begin(), n.end(), [](char c) {
+                                return c >= '0' && c <= '9';
+                            });
         const std::uint64_t v = digits ? std::stoull(n) : 0;
         if (v < 1 || v > (std::uint64_t{1} << 50))
             throw config_error("WARPKIT_CUDA_POWER_SAMPLE", n, "an integer in [1, 2^50]");
@@ -861,7 +839,9 @@ cudaError_t runtime::launch(function_record& f, dim3 grid, dim3 block, void** ar
             const ptx::op o = k.at(pc).in.opcode;
             if (o == ptx::op::shfl || o == ptx::op::vote || o == ptx::op::activemask) {
                 say("cannot launch `" + plain_name(f.name) + "` on " + opt_.preset + ": it uses " +
-                    (o == ptx::op::shfl ? "shfl" : o == ptx::op::vote ? "vote" : "activemask") +
+                    (o == ptx::op::shfl   ? "shfl"
+                     : o == ptx::op::vote ? "vote"
+                                          : "activemask") +
                     ", defined for 32-thread warps, and this preset runs warps of " +
                     std::to_string(width) + " threads");
                 return record(cudaErrorInvalidDeviceFunction);

@@ -6,8 +6,12 @@
 //                                                              a PTX kernel (host launch file)
 //   warpkit-run --ptx file.ptx --list-entries                  the file's kernels
 //   warpkit-run --ptx file.ptx --check [--entry NAME]          parse and prepare, run nothing
-//   common: [--set key=value]... [--json stats.json] [--print-params]
+//   common: [--config params.json] [--set key=value]... [--json stats.json] [--print-params]
+//   warpkit-run --list-presets                                 the presets, a line each
+//   warpkit-run [--preset P] [--config F] [--set k=v]... --dump-params
+//                                                              the parameters as JSON, no run
 #include "../common/gpu_runner.hpp"
+#include "../common/params_cli.hpp"
 #include "../common/tool_main.hpp"
 
 #include <warpkit/core/error.hpp>
@@ -27,6 +31,7 @@
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -163,7 +168,16 @@ int tool_main(int argc, char** argv) {
     app.add_flag("--no-bounds-check", no_bounds_check,
                  "do not check global accesses against the launch file's buffers (faster)")
         ->needs(ptx);
+    std::string config_file;
+    bool list_presets = false;
+    bool dump_params = false;
+    app.add_option("--config", config_file,
+                   "the preset's parameters from a JSON file (as --dump-params or --json write "
+                   "them; a part of one is fine; --set wins over it)");
     app.add_option("--set", overrides, "override a preset parameter: key=value (repeatable)");
+    app.add_flag("--list-presets", list_presets, "list the presets and exit");
+    app.add_flag("--dump-params", dump_params,
+                 "print the preset's parameters (with --config and --set) as JSON and exit");
     app.add_option("--json", json_out, "write params and stats as JSON to this file");
     app.add_flag("--print-params", print_params, "print the preset's parameters");
     isa->excludes(ptx);
@@ -174,6 +188,20 @@ int tool_main(int argc, char** argv) {
     }
 
     try {
+        if (list_presets) {
+            std::cout << example::preset_list();
+            return 0;
+        }
+        if (!config_file.empty()) {
+            auto settings = example::config_file_settings(config_file);
+            settings.insert(settings.end(), overrides.begin(), overrides.end());
+            overrides = std::move(settings);
+        }
+        if (dump_params) {
+            std::cout << wk::params_to_json(example::preset_params(preset, overrides)).dump(2)
+                      << '\n';
+            return 0;
+        }
         if (!ptx_file.empty()) {
             if (list) {
                 list_entries(ptx_file);

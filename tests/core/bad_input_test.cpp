@@ -131,8 +131,18 @@ TEST_CASE("params: NaN and infinity are not numbers a field takes") {
 TEST_CASE("params: unknown fields, unknown names and malformed assignments") {
     machine_params p;
     CHECK(thrown<config_error>([&] { warpkit::apply_override(p, "smz=4"); }) ==
-          "invalid parameter 'smz' = '4' (allowed: no such field; known: sms, offset, clock_ghz, "
-          "leakage, form, l1.sets, l1.ways)");
+          "invalid parameter 'smz' = '4' (allowed: no such field; did you mean sms? (known: sms, "
+          "offset, clock_ghz, leakage, form, l1.sets, l1.ways))");
+    // a nested field named by its last component, a typo deeper in, and nothing close
+    CHECK(thrown<config_error>([&] { warpkit::apply_override(p, "sets=4"); }) ==
+          "invalid parameter 'sets' = '4' (allowed: no such field; did you mean l1.sets? (known: "
+          "sms, offset, clock_ghz, leakage, form, l1.sets, l1.ways))");
+    CHECK(thrown<config_error>([&] { warpkit::apply_override(p, "l1.wyas=4"); }) ==
+          "invalid parameter 'l1.wyas' = '4' (allowed: no such field; did you mean l1.ways? "
+          "(known: sms, offset, clock_ghz, leakage, form, l1.sets, l1.ways))");
+    CHECK(thrown<config_error>([&] { warpkit::apply_override(p, "banks=4"); }) ==
+          "invalid parameter 'banks' = '4' (allowed: no such field; known: sms, offset, "
+          "clock_ghz, leakage, form, l1.sets, l1.ways)");
     CHECK(thrown<config_error>([&] {
               warpkit::params_from_json(json{{"smz", 4}}, p);
           }).find("invalid parameter 'smz' = 4") == 0);

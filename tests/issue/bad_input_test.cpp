@@ -54,7 +54,8 @@ TEST_CASE("scheduler registry: zero, negative and unknown parameters") {
           }) == "invalid parameter 'active_warps' = '-8' (allowed: an integer in [0, 4294967295])");
     CHECK(thrown<config_error>([&] { (void)reg.make("gates", nullptr, {"inner.initial=sfu"}); }) ==
           "invalid parameter 'inner.initial' = sfu (allowed: int or fp)");
-    CHECK(thrown<config_error>([&] {
-              (void)reg.make("gates", nullptr, {"intial=fp"});
-          }).find("invalid parameter 'intial' = 'fp' (allowed: no such field; known: ") == 0);
+    CHECK(thrown<config_error>([&] { (void)reg.make("gates", nullptr, {"intial=fp"}); })
+              .find("invalid parameter 'intial' = 'fp' (allowed: no such field; did you mean "
+                    "inner.initial? (known: active_warps, inner.max_switch_cycles, "
+                    "inner.initial)") == 0);
 }

@@ -7,6 +7,7 @@
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/reflect.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <concepts>
@@ -229,7 +230,52 @@ void validate(const P& p) {
     detail::validate_tree(p, {});
 }
 
-/// Sets one field from "path=value" ("l1.sets=64", "lat[2]=5"); does not validate.
+namespace detail {
+
+/// Levenshtein distance between two short strings (field paths).
+[[nodiscard]] inline std::size_t edit_distance(std::string_view a, std::string_view b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j)
+        row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t up = row[j];
+            row[j] =
+                std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0U : 1U)});
+            diagonal = up;
+        }
+    }
+    return row[b.size()];
+}
+
+/// The paths that an unknown `key` most likely meant, closest first (at most four): those
+/// whose whole path or last component is within a third of the key's length in edits.
+[[nodiscard]] inline std::vector<std::string> close_matches(std::string_view key,
+                                                            const std::vector<std::string>& paths) {
+    const std::size_t limit = std::max<std::size_t>(1, key.size() / 3);
+    std::vector<std::pair<std::size_t, std::size_t>> scored; // (distance, index)
+    for (std::size_t i = 0; i < paths.size(); ++i) {
+        const std::string_view path = paths[i];
+        const auto dot = path.find_last_of('.');
+        const std::string_view last = dot == std::string_view::npos ? path : path.substr(dot + 1);
+        const std::size_t d = std::min(edit_distance(key, path), edit_distance(key, last));
+        if (d <= limit) scored.emplace_back(d, i);
+    }
+    std::stable_sort(scored.begin(), scored.end(),
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
+    std::vector<std::string> out;
+    for (std::size_t k = 0; k < scored.size() && k < 4; ++k)
+        out.push_back(paths[scored[k].second]);
+    return out;
+}
+
+} // namespace detail
+
+/// Sets one field from "path=value" ("l1.sets=64", "lat[2]=5"); does not validate. An unknown
+/// path is a config_error that names the closest known paths ("did you mean") and the known
+/// ones.
 template <reflectable P>
 void apply_override(P& p, std::string_view assignment) {
     const auto eq = assignment.find('=');
@@ -245,23 +291,29 @@ void apply_override(P& p, std::string_view assignment) {
     const std::string_view key = trim(assignment.substr(0, eq));
     const std::string_view text = trim(assignment.substr(eq + 1));
     bool found = false;
-    std::string known;
-    std::size_t listed = 0;
+    std::vector<std::string> paths;
     for_each_leaf(p, [&](const std::string& path, auto& leaf) {
-        if (listed < 24) {
-            known += known.empty() ? "" : ", ";
-            known += path;
-        }
-        ++listed;
         if (path == key) {
             found = true;
             detail::leaf_from_text(key, text, leaf);
         }
+        if (!found) paths.push_back(path);
     });
     if (!found) {
-        if (listed > 24) known += ", ...";
-        throw config_error(std::string(key), "'" + std::string(text) + "'",
-                           "no such field; known: " + known);
+        std::string known;
+        for (std::size_t i = 0; i < paths.size() && i < 24; ++i)
+            known += (i == 0 ? "" : ", ") + paths[i];
+        if (paths.size() > 24) known += ", ...";
+        const auto near = detail::close_matches(key, paths);
+        std::string allowed = "no such field; ";
+        if (!near.empty()) {
+            allowed += "did you mean ";
+            for (std::size_t i = 0; i < near.size(); ++i)
+                allowed += (i == 0 ? "" : i + 1 == near.size() ? " or " : ", ") + near[i];
+            allowed += "? (";
+        }
+        allowed += "known: " + known + (near.empty() ? "" : ")");
+        throw config_error(std::string(key), "'" + std::string(text) + "'", allowed);
     }
 }
 
