@@ -4,6 +4,8 @@
 #include "../common/gpu_runner.hpp"
 #include "../common/tool_main.hpp"
 
+#include <warpkit/gpu/preset_registry.hpp>
+
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -20,7 +22,8 @@ int tool_main(int argc, char** argv) {
     std::string preset = "fermi_gtx480";
     std::string dir = "examples/kernels";
     std::vector<std::string> overrides;
-    app.add_option("--preset", preset, "fermi_gtx480, tesla_seed004 or amoeba_48");
+    app.add_option("--preset", preset,
+                   "fermi_gtx480, tesla_seed004, amoeba_48 or amoeba_48_fused");
     app.add_option("--kernels", dir, "directory of kernel assembly files (*.s)");
     app.add_option("--set", overrides, "override a preset parameter: key=value (repeatable)");
     try {
@@ -44,16 +47,19 @@ int tool_main(int argc, char** argv) {
         std::string details;
         bool all_ok = true;
         for (const auto& f : files) {
-            warpkit::gpu::isa_kernel k(example::load_program(f));
+            // Warps as wide as the preset's (64 threads on amoeba_48_fused).
+            warpkit::gpu::isa_kernel k(example::load_program(f),
+                                       warpkit::gpu::preset_warp_size(preset));
             warpkit::gpu::global_memory timed;
             warpkit::gpu::load_data(k, timed);
             const auto r = example::run_preset(preset, k, timed, overrides);
             warpkit::gpu::global_memory reference;
             warpkit::gpu::load_data(k, reference);
-            if (preset == "tesla_seed004")
-                (void)warpkit::gpu::run_functional<32, warpkit::simt::ssy_stack<32>>(k, reference);
-            else
-                (void)warpkit::gpu::run_functional(k, reference);
+            // The reference runs with the preset's warp width and SIMT stack.
+            warpkit::gpu::visit_preset(preset, [&](auto tag) {
+                using P = typename decltype(tag)::type;
+                (void)warpkit::gpu::run_functional<P::warp_size, typename P::stack>(k, reference);
+            });
             const bool ok = timed == reference;
             all_ok = all_ok && ok;
             const std::string name = std::filesystem::path(f).stem().string();
