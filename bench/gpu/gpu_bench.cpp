@@ -1,6 +1,6 @@
 // Whole-GPU simulation speed: simulated core cycles and warp instructions per second of host
 // time, for each preset on the bundled kernels (functional execution included).
-#include <warpkit/gpu/functional.hpp>
+#include <warpkit/func/isa_functional.hpp>
 #include <warpkit/gpu/presets.hpp>
 #include <warpkit/isa/assembler.hpp>
 
@@ -24,13 +24,13 @@ warpkit::isa::program kernel(const std::string& name) {
 
 template <class Preset>
 void bm_gpu(benchmark::State& state, const char* name) {
-    const warpkit::gpu::isa_kernel k(kernel(name));
+    const warpkit::func::isa_kernel k(kernel(name));
     warpkit::gpu::gpu<Preset> g(Preset::params());
     std::uint64_t cycles = 0;
     std::uint64_t insts = 0;
     for (auto _ : state) {
-        warpkit::gpu::global_memory mem;
-        warpkit::gpu::load_data(k, mem);
+        warpkit::func::global_memory mem;
+        warpkit::func::load_data(k, mem);
         const auto rs = g.run(k, mem);
         cycles += rs.cycles;
         insts += rs.total.warp_instructions;
@@ -42,12 +42,12 @@ void bm_gpu(benchmark::State& state, const char* name) {
 }
 
 void bm_functional(benchmark::State& state, const char* name) {
-    const warpkit::gpu::isa_kernel k(kernel(name));
+    const warpkit::func::isa_kernel k(kernel(name));
     std::uint64_t insts = 0;
     for (auto _ : state) {
-        warpkit::gpu::global_memory mem;
-        warpkit::gpu::load_data(k, mem);
-        insts += warpkit::gpu::run_functional(k, mem).warp_instructions;
+        warpkit::func::global_memory mem;
+        warpkit::func::load_data(k, mem);
+        insts += warpkit::func::run_functional(k, mem).warp_instructions;
     }
     state.counters["warp_insts_per_s"] =
         benchmark::Counter(static_cast<double>(insts), benchmark::Counter::kIsRate);

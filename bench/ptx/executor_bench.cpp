@@ -5,7 +5,7 @@
 
 #include <warpkit/core/rng.hpp>
 #include <warpkit/gpu/presets.hpp>
-#include <warpkit/ptx/functional.hpp>
+#include <warpkit/func/ptx_functional.hpp>
 #include <warpkit/ptx/kernel.hpp>
 #include <warpkit/ptx/launch.hpp>
 #include <warpkit/ptx/parser.hpp>
@@ -28,7 +28,7 @@ std::string example_path(const std::string& name) {
     return std::string(root != nullptr ? root : ".") + "/examples/cuda/" + name + ".ptx";
 }
 
-void put(gpu::global_memory& mem, std::uint64_t a, const std::vector<float>& v) {
+void put(func::global_memory& mem, std::uint64_t a, const std::vector<float>& v) {
     std::vector<std::uint8_t> raw(v.size() * 4);
     std::memcpy(raw.data(), v.data(), raw.size());
     mem.write_bytes(a, raw);
@@ -39,7 +39,7 @@ void put(gpu::global_memory& mem, std::uint64_t a, const std::vector<float>& v) 
 struct workload {
     ptx::module m;
     ptx::kernel k;
-    gpu::global_memory mem;
+    func::global_memory mem;
     std::vector<std::uint8_t> params;
     ptx::dim3 grid, block;
 
@@ -69,8 +69,8 @@ void run_functional(benchmark::State& state, const std::string& name) {
         workload w(name, static_cast<int>(state.range(0)));
         std::uint64_t warps = 0;
         for (auto _ : state) {
-            gpu::global_memory mem = w.mem;
-            warps += ptx::run_functional(w.launch(), mem).warp_instructions;
+            func::global_memory mem = w.mem;
+            warps += func::run_functional(w.launch(), mem).warp_instructions;
         }
         state.counters["warp_inst/s"] =
             benchmark::Counter(static_cast<double>(warps), benchmark::Counter::kIsRate);
@@ -85,7 +85,7 @@ void run_fermi(benchmark::State& state, const std::string& name) {
         std::uint64_t warps = 0, cycles = 0;
         gpu::gpu<gpu::fermi_gtx480> g(gpu::fermi_gtx480::params());
         for (auto _ : state) {
-            gpu::global_memory mem = w.mem;
+            func::global_memory mem = w.mem;
             const auto rs = g.run(w.launch(), mem);
             warps += rs.total.warp_instructions;
             cycles += rs.cycles;

@@ -1,6 +1,6 @@
 // Front-end sharing: the cluster controller's per-cycle and per-event cost, and whole-GPU
 // simulation speed on the GTX480 (16 SMs) with clusters of 1, 2 and 4 SMs.
-#include <warpkit/gpu/functional.hpp>
+#include <warpkit/func/isa_functional.hpp>
 #include <warpkit/gpu/presets.hpp>
 #include <warpkit/gpu/sharing_clusters.hpp>
 #include <warpkit/isa/assembler.hpp>
@@ -51,7 +51,7 @@ warpkit::isa::program kernel(const std::string& name) {
 
 // The compiler hint over a kernel's code.
 void bm_block_dependence(benchmark::State& state) {
-    const warpkit::gpu::isa_kernel k(kernel("bfs.s"));
+    const warpkit::func::isa_kernel k(kernel("bfs.s"));
     for (auto _ : state)
         benchmark::DoNotOptimize(warpkit::gpu::branch_hints(k));
     state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(k.size()));
@@ -60,15 +60,15 @@ BENCHMARK(bm_block_dependence);
 
 // Whole-GPU speed with sharing: simulated cycles per host second.
 void bm_gpu_sharing(benchmark::State& state, const char* name) {
-    const warpkit::gpu::isa_kernel k(kernel(name));
+    const warpkit::func::isa_kernel k(kernel(name));
     auto p = warpkit::gpu::fermi_gtx480::params();
     p.sms = 16;
     p.cluster_size = static_cast<std::uint32_t>(state.range(0));
     warpkit::gpu::gpu<warpkit::gpu::fermi_gtx480> g(p);
     std::uint64_t cycles = 0;
     for (auto _ : state) {
-        warpkit::gpu::global_memory mem;
-        warpkit::gpu::load_data(k, mem);
+        warpkit::func::global_memory mem;
+        warpkit::func::load_data(k, mem);
         cycles += g.run(k, mem).cycles;
     }
     state.counters["sim_cycles_per_s"] =

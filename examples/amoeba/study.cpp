@@ -63,7 +63,7 @@ struct config_run {
     std::uint64_t reply_stalls = 0;
     std::uint64_t slice_cycles = 0; // L2 cycles x slices
     std::optional<rc::scalability_metrics> first_cta;
-    wk::gpu::global_memory mem;
+    wk::func::global_memory mem;
 
     [[nodiscard]] double ipc() const {
         return cycles == 0
@@ -87,7 +87,7 @@ config_run run_on(const example::study_kernel& sk, const std::vector<std::string
     config_run r;
     r.mem = example::run_kernel(
         sk, static_cast<std::uint32_t>(Preset::warp_size), p.name,
-        [&](const auto& k, wk::gpu::global_memory& mem) {
+        [&](const auto& k, wk::func::global_memory& mem) {
             using kernel_type = std::decay_t<decltype(k)>;
             wk::gpu::gpu<Preset> g(p);
             wk::gpu::first_cta_sampler sampler;

@@ -6,7 +6,7 @@
 #include <warpkit/core/json.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/stats.hpp>
-#include <warpkit/gpu/functional.hpp>
+#include <warpkit/func/isa_functional.hpp>
 #include <warpkit/gpu/preset_registry.hpp>
 #include <warpkit/isa/assembler.hpp>
 #include <warpkit/isa/kernel_image.hpp>
@@ -49,7 +49,7 @@ struct preset_run {
 };
 
 template <class Preset>
-preset_run run_with(const warpkit::gpu::isa_kernel& k, warpkit::gpu::global_memory& mem,
+preset_run run_with(const warpkit::func::isa_kernel& k, warpkit::func::global_memory& mem,
                     const std::vector<std::string>& overrides, bool show_progress) {
     auto p = Preset::params();
     warpkit::apply_overrides(p, overrides);
@@ -89,8 +89,8 @@ preset_run run_with(const warpkit::gpu::isa_kernel& k, warpkit::gpu::global_memo
 }
 
 /// Runs `k` on the preset called `name` with `key=value` overrides of its gpu_params.
-inline preset_run run_preset(const std::string& name, const warpkit::gpu::isa_kernel& k,
-                             warpkit::gpu::global_memory& mem,
+inline preset_run run_preset(const std::string& name, const warpkit::func::isa_kernel& k,
+                             warpkit::func::global_memory& mem,
                              const std::vector<std::string>& overrides,
                              bool show_progress = false) {
     return warpkit::gpu::visit_preset(name, [&](auto tag) {

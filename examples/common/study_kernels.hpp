@@ -7,9 +7,9 @@
 #include "gpu_runner.hpp"
 
 #include <warpkit/core/error.hpp>
-#include <warpkit/gpu/functional.hpp>
-#include <warpkit/gpu/global_memory.hpp>
-#include <warpkit/gpu/isa_kernel.hpp>
+#include <warpkit/func/isa_functional.hpp>
+#include <warpkit/func/global_memory.hpp>
+#include <warpkit/func/isa_kernel.hpp>
 #include <warpkit/host/device.hpp>
 #include <warpkit/host/launch_file.hpp>
 #include <warpkit/host/launch_runner.hpp>
@@ -78,11 +78,11 @@ inline std::vector<study_kernel> find_kernels(const std::string& isa_dir,
 }
 
 /// Runs `sk` with warps of `warp_size` threads: `launch(kernel, memory)` runs one launch (a
-/// gpu::isa_kernel or a ptx::launch) on the device memory; BFS is launched until its
+/// func::isa_kernel or a ptx::launch) on the device memory; BFS is launched until its
 /// frontier stays empty. PTX buffers are laid out as on the preset `device_preset`. Returns
 /// the device memory after the last launch.
 template <class Launch>
-warpkit::gpu::global_memory run_kernel(const study_kernel& sk, std::uint32_t warp_size,
+warpkit::func::global_memory run_kernel(const study_kernel& sk, std::uint32_t warp_size,
                                        const std::string& device_preset, Launch&& launch) {
     if (sk.kind == "ptx") {
         const auto m = warpkit::ptx::read_ptx(sk.file);
@@ -96,9 +96,9 @@ warpkit::gpu::global_memory run_kernel(const study_kernel& sk, std::uint32_t war
         launch(l, dev.memory());
         return dev.memory();
     }
-    const warpkit::gpu::isa_kernel k(load_program(sk.file.string()), warp_size);
-    warpkit::gpu::global_memory mem;
-    warpkit::gpu::load_data(k, mem);
+    const warpkit::func::isa_kernel k(load_program(sk.file.string()), warp_size);
+    warpkit::func::global_memory mem;
+    warpkit::func::load_data(k, mem);
     if (sk.name != "bfs") {
         launch(k, mem);
         return mem;

@@ -495,12 +495,12 @@ cudaError_t runtime::malloc_host(void** ptr, std::size_t bytes, bool managed) {
     // device heap, the module globals or the generic windows.
     if (managed && a < ptx::generic_param_base + ptx::generic_window_bytes) {
         ::munmap(p, mapped);
-        say("cudaMallocManaged: the host placed the block at " + gpu::global_memory::hex(a) +
+        say("cudaMallocManaged: the host placed the block at " + func::global_memory::hex(a) +
             ", inside the simulated device's address ranges");
         return record(cudaErrorMemoryAllocation);
     }
     host_blocks_[a] = host_block{p, bytes, mapped, managed};
-    if (managed) dev_.memory().allocate(a, bytes, "managed " + gpu::global_memory::hex(a));
+    if (managed) dev_.memory().allocate(a, bytes, "managed " + func::global_memory::hex(a));
     *ptr = p;
     return cudaSuccess;
 }

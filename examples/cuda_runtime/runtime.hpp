@@ -7,7 +7,7 @@
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/stats.hpp>
-#include <warpkit/gpu/global_memory.hpp>
+#include <warpkit/func/global_memory.hpp>
 #include <warpkit/host/device.hpp>
 #include <warpkit/host/fatbin.hpp>
 #include <warpkit/ptx/kernel.hpp>

@@ -48,17 +48,17 @@ int tool_main(int argc, char** argv) {
         bool all_ok = true;
         for (const auto& f : files) {
             // Warps as wide as the preset's (64 threads on amoeba_48_fused).
-            warpkit::gpu::isa_kernel k(example::load_program(f),
+            warpkit::func::isa_kernel k(example::load_program(f),
                                        warpkit::gpu::preset_warp_size(preset));
-            warpkit::gpu::global_memory timed;
-            warpkit::gpu::load_data(k, timed);
+            warpkit::func::global_memory timed;
+            warpkit::func::load_data(k, timed);
             const auto r = example::run_preset(preset, k, timed, overrides);
-            warpkit::gpu::global_memory reference;
-            warpkit::gpu::load_data(k, reference);
+            warpkit::func::global_memory reference;
+            warpkit::func::load_data(k, reference);
             // The reference runs with the preset's warp width and SIMT stack.
             warpkit::gpu::visit_preset(preset, [&](auto tag) {
                 using P = typename decltype(tag)::type;
-                (void)warpkit::gpu::run_functional<P::warp_size, typename P::stack>(k, reference);
+                (void)warpkit::func::run_functional<P::warp_size, typename P::stack>(k, reference);
             });
             const bool ok = timed == reference;
             all_ok = all_ok && ok;

@@ -44,14 +44,14 @@ struct result {
     std::uint64_t cycles = 0;
     rc::front_end_sharing_stats sharing{};
     example::fs::run_energy energy{};
-    wk::gpu::global_memory mem; // final device memory
+    wk::func::global_memory mem; // final device memory
 };
 
 using example::study_kernel;
 
 // Runs a launchable kernel once on `p`, adding its cycles, cluster counters and energy.
 template <class K>
-void run_once(const K& k, wk::gpu::global_memory& mem, const wk::gpu::gpu_params& p,
+void run_once(const K& k, wk::func::global_memory& mem, const wk::gpu::gpu_params& p,
               const example::fs::energy_params& ep, result& out) {
     wk::gpu::gpu<preset> g(p);
     std::vector<example::fs::sm_record> sms;
@@ -68,7 +68,7 @@ result run_kernel(const study_kernel& sk, const wk::gpu::gpu_params& p,
     result r;
     r.mem = example::run_kernel(
         sk, static_cast<std::uint32_t>(preset::warp_size), "fermi_gtx480",
-        [&](const auto& k, wk::gpu::global_memory& mem) { run_once(k, mem, p, ep, r); });
+        [&](const auto& k, wk::func::global_memory& mem) { run_once(k, mem, p, ep, r); });
     return r;
 }
 

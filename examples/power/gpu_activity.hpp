@@ -11,9 +11,9 @@
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/reflect.hpp>
 #include <warpkit/gpu/cta_dispatcher.hpp>
-#include <warpkit/gpu/global_memory.hpp>
+#include <warpkit/func/global_memory.hpp>
 #include <warpkit/gpu/gpu.hpp>
-#include <warpkit/gpu/isa_kernel.hpp>
+#include <warpkit/func/isa_kernel.hpp>
 #include <warpkit/gpu/memory_params.hpp>
 #include <warpkit/gpu/memory_stats.hpp>
 #include <warpkit/gpu/presets.hpp>
@@ -379,7 +379,7 @@ private:
 /// Runs `k` on `Preset` with params `p` and records the activity of every `sample_cycles`
 /// cycles (the last interval may be shorter), through gpu::run's sample hook.
 template <class Preset>
-sampled_run run_sampled(const warpkit::gpu::isa_kernel& k, warpkit::gpu::global_memory& mem,
+sampled_run run_sampled(const warpkit::func::isa_kernel& k, warpkit::func::global_memory& mem,
                         const warpkit::gpu::gpu_params& p, std::uint64_t sample_cycles,
                         const mapping_params& m) {
     namespace gpu = warpkit::gpu;
@@ -403,8 +403,8 @@ sampled_run run_sampled(const warpkit::gpu::isa_kernel& k, warpkit::gpu::global_
 }
 
 /// run_sampled on the preset called `name`, its params overridden by `overrides`.
-inline sampled_run run_sampled(const std::string& name, const warpkit::gpu::isa_kernel& k,
-                               warpkit::gpu::global_memory& mem,
+inline sampled_run run_sampled(const std::string& name, const warpkit::func::isa_kernel& k,
+                               warpkit::func::global_memory& mem,
                                const std::vector<std::string>& overrides,
                                std::uint64_t sample_cycles, const mapping_params& m) {
     const auto with = [&](auto preset) {

@@ -14,7 +14,7 @@
 #include <warpkit/core/file.hpp>
 #include <warpkit/core/json.hpp>
 #include <warpkit/core/params.hpp>
-#include <warpkit/gpu/functional.hpp>
+#include <warpkit/func/isa_functional.hpp>
 #include <warpkit/power/calibration_csv.hpp>
 #include <warpkit/power/dvfs.hpp>
 #include <warpkit/power/lane_gating.hpp>
@@ -78,9 +78,9 @@ std::vector<std::string> kernel_files(const std::vector<std::string>& kernels,
 
 example::sampled_run run_kernel(const std::string& preset, const std::string& file,
                                 const model_options& o) {
-    warpkit::gpu::isa_kernel k(example::load_program(file));
-    warpkit::gpu::global_memory mem;
-    warpkit::gpu::load_data(k, mem);
+    warpkit::func::isa_kernel k(example::load_program(file));
+    warpkit::func::global_memory mem;
+    warpkit::func::load_data(k, mem);
     return example::run_sampled(preset, k, mem, o.gpu_set, o.sample, make_mapping(o));
 }
 

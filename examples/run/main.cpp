@@ -219,9 +219,9 @@ int tool_main(int argc, char** argv) {
             return 0;
         }
         if (kernel.empty()) throw wk::error("give --kernel FILE or --ptx FILE (see --help)");
-        wk::gpu::isa_kernel k(example::load_program(kernel), wk::gpu::preset_warp_size(preset));
-        wk::gpu::global_memory mem;
-        wk::gpu::load_data(k, mem);
+        wk::func::isa_kernel k(example::load_program(kernel), wk::gpu::preset_warp_size(preset));
+        wk::func::global_memory mem;
+        wk::func::load_data(k, mem);
         std::cerr << "running " << kernel << " on " << preset << " (" << k.blocks() << " blocks of "
                   << k.threads_per_block() << " threads)\n";
         const auto r = example::run_preset(preset, k, mem, overrides, true);

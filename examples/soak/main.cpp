@@ -74,19 +74,19 @@ totals soak_preset(const std::vector<kernel_file>& files, const std::vector<std:
     const bool counted = params.memory.model == wk::gpu::memory_model::hierarchy;
     const std::uint64_t sample = std::max<std::uint64_t>(1, params.sample_cycles / 200);
     params.sample_cycles = sample;
-    std::vector<wk::gpu::isa_kernel> kernels;
+    std::vector<wk::func::isa_kernel> kernels;
     kernels.reserve(files.size());
     for (const auto& f : files)
         kernels.emplace_back(f.program, static_cast<std::uint32_t>(P::warp_size));
     wk::gpu::gpu<P> g(params);
     const example::mapping_params mapping;
     const wk::power::model model;
-    wk::gpu::global_memory mem; // device memory lives on from kernel to kernel
+    wk::func::global_memory mem; // device memory lives on from kernel to kernel
     totals t;
     bool warm = false;
     for (std::size_t i = 0; t.cycles < budget; i = (i + 1) % kernels.size()) {
         const auto& k = kernels[i];
-        wk::gpu::load_data(k, mem);
+        wk::func::load_data(k, mem);
         // The power model's activity, sampled as warpkit-power does.
         example::activity_sampler sampler(params.sms, mapping, counted);
         wk::gpu::invariant_report check;

@@ -37,7 +37,7 @@ using json = nlohmann::ordered_json;
 
 struct mix_result {
     std::string name;
-    wk::gpu::synthetic_params workload;
+    wk::func::synthetic_params workload;
     std::vector<study::run_result> runs; // runs[0] is the no-gating baseline, runs[1] ConvPG
 };
 
@@ -296,7 +296,7 @@ int tool_main(int argc, char** argv) {
     bool csv = false;
     bool as_json = false;
     std::string all_names;
-    for (auto n : wk::gpu::synthetic_mix_names())
+    for (auto n : wk::func::synthetic_mix_names())
         all_names += (all_names.empty() ? "" : ", ") + std::string(n);
     app.add_option("--mix", mix_names, "Mix to run (repeatable; default all): " + all_names);
     app.add_option("--seed", s.seed, "Workload seed (default 1)");
@@ -327,12 +327,12 @@ int tool_main(int argc, char** argv) {
         if (warps != 0) s.sm.warp_slots = warps;
         wk::validate(s.sm);
         if (mix_names.empty())
-            for (auto n : wk::gpu::synthetic_mix_names())
+            for (auto n : wk::func::synthetic_mix_names())
                 mix_names.emplace_back(n);
         for (const auto& n : mix_names) {
             mix_result m;
             m.name = n;
-            m.workload = wk::gpu::synthetic_mix(n);
+            m.workload = wk::func::synthetic_mix(n);
             wk::apply_overrides(m.workload, workload_sets);
             wk::validate(m.workload);
             mixes.push_back(std::move(m));

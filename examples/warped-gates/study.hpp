@@ -17,7 +17,7 @@
 #include <warpkit/gating/no_gating.hpp>
 #include <warpkit/gating/stats.hpp>
 #include <warpkit/gpu/sm.hpp>
-#include <warpkit/gpu/synthetic_source.hpp>
+#include <warpkit/func/synthetic_source.hpp>
 #include <warpkit/issue/gates.hpp>
 #include <warpkit/issue/two_level.hpp>
 #include <warpkit/mem/line_coalescer.hpp>
@@ -116,9 +116,9 @@ void add_energy(run_result& r, const Sm& sm) {
 /// Runs the workload `w` on one SM with Scheduler and Gating; blocks are started as slots free
 /// up (at most w.max_blocks_per_sm at a time when set).
 template <class Scheduler, class Gating>
-run_result run(const std::string& technique, const setup& s, const wk::gpu::synthetic_params& w) {
+run_result run(const std::string& technique, const setup& s, const wk::func::synthetic_params& w) {
     using pol = policies<Scheduler, Gating>;
-    using source_t = wk::gpu::synthetic_source<32>;
+    using source_t = wk::func::synthetic_source<32>;
     using sm_t = wk::gpu::sm<pol, source_t>;
     typename sm_t::scheduler_bank_type::params_type bank;
     bank.schedulers = s.schedulers;
@@ -179,7 +179,7 @@ run_result run(const std::string& technique, const setup& s, const wk::gpu::synt
 }
 
 /// The techniques of paper 003 Section 7.2, after the never-gated baseline.
-inline std::vector<run_result> run_all(const setup& s, const wk::gpu::synthetic_params& w) {
+inline std::vector<run_result> run_all(const setup& s, const wk::func::synthetic_params& w) {
     namespace g = wk::gating;
     using two_level = wk::issue::two_level<>;
     using gates = wk::issue::gates<>;

@@ -5,6 +5,7 @@
 
 #include <warpkit/core.hpp>
 #include <warpkit/exec.hpp>
+#include <warpkit/func.hpp>
 #include <warpkit/gating.hpp>
 #include <warpkit/gpu.hpp>
 #include <warpkit/host.hpp>

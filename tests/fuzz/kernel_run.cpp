@@ -14,11 +14,11 @@
 // split runs' mesh (one-packet ejection queues) keeps its credit law in every cycle.
 #include "fuzz.hpp"
 
-#include <warpkit/gpu/functional.hpp>
-#include <warpkit/gpu/global_memory.hpp>
+#include <warpkit/func/isa_functional.hpp>
+#include <warpkit/func/global_memory.hpp>
 #include <warpkit/gpu/gpu.hpp>
 #include <warpkit/gpu/invariants.hpp>
-#include <warpkit/gpu/isa_kernel.hpp>
+#include <warpkit/func/isa_kernel.hpp>
 #include <warpkit/gpu/presets.hpp>
 #include <warpkit/isa/assembler.hpp>
 #include <warpkit/simt/pdom_stack.hpp>
@@ -46,9 +46,9 @@ gpu::gpu_params small(gpu::gpu_params p = Preset::params()) {
 }
 
 template <class Preset>
-void run_timed(const gpu::isa_kernel& k, const gpu::gpu_params& p = small<Preset>()) {
-    gpu::global_memory mem;
-    gpu::load_data(k, mem);
+void run_timed(const func::isa_kernel& k, const gpu::gpu_params& p = small<Preset>()) {
+    func::global_memory mem;
+    func::load_data(k, mem);
     gpu::run_stats rs;
     bool sm_ok = true;
     bool credits_ok = true;
@@ -74,7 +74,7 @@ void run_timed(const gpu::isa_kernel& k, const gpu::gpu_params& p = small<Preset
 // The program as a kernel of 64-thread warps on two fused AMOEBA SMs that split at the
 // first divergent warp.
 void run_split(const isa::program& prog, bool regroup) {
-    std::optional<gpu::isa_kernel> k;
+    std::optional<func::isa_kernel> k;
     if (!fuzz::expect_errors([&] { k.emplace(prog, 64); })) return;
     auto p = small<gpu::amoeba_48_fused>();
     p.sm.split.mode = regroup ? reconfig::split_mode::regroup : reconfig::split_mode::direct;
@@ -93,15 +93,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     isa::program prog;
     if (!fuzz::expect_errors([&] { prog = isa::assemble(fuzz::as_text(data, size), "<fuzz>"); }))
         return 0;
-    std::optional<gpu::isa_kernel> k;
+    std::optional<func::isa_kernel> k;
     if (!fuzz::expect_errors([&] { k.emplace(prog); })) return 0;
 
-    gpu::functional_params fp;
+    func::isa_functional_params fp;
     fp.max_warp_instructions = max_warp_instructions;
-    gpu::global_memory mem;
-    gpu::load_data(*k, mem);
-    gpu::functional_stats fs;
-    if (fuzz::expect_errors([&] { fs = gpu::run_functional<32>(*k, mem, fp); })) {
+    func::global_memory mem;
+    func::load_data(*k, mem);
+    func::isa_functional_stats fs;
+    if (fuzz::expect_errors([&] { fs = func::run_functional<32>(*k, mem, fp); })) {
         WARPKIT_FUZZ_LAW(fs.blocks == k->blocks());
         WARPKIT_FUZZ_LAW(fs.warp_instructions <= max_warp_instructions);
     }

@@ -12,10 +12,10 @@
 // register storage outgrows its warp slots; the mesh's credit law holds in every cycle.
 #include "fuzz.hpp"
 
-#include <warpkit/gpu/global_memory.hpp>
+#include <warpkit/func/global_memory.hpp>
 #include <warpkit/gpu/gpu.hpp>
 #include <warpkit/gpu/presets.hpp>
-#include <warpkit/ptx/functional.hpp>
+#include <warpkit/func/ptx_functional.hpp>
 #include <warpkit/ptx/kernel.hpp>
 #include <warpkit/ptx/launch.hpp>
 #include <warpkit/ptx/parser.hpp>
@@ -34,7 +34,7 @@ using namespace warpkit;
 constexpr std::uint64_t buffer_bytes = 16384;
 
 // Device memory with one buffer per pointer-sized parameter, and the packed parameters.
-std::vector<std::uint8_t> arguments(const ptx::kernel& k, gpu::global_memory& mem) {
+std::vector<std::uint8_t> arguments(const ptx::kernel& k, func::global_memory& mem) {
     ptx::param_pack pack(k);
     std::uint64_t next = 0x1000'0000;
     for (const auto& p : k.params()) {
@@ -62,20 +62,20 @@ void run_entry(const ptx::module& m, const ptx::function& f, std::uint32_t threa
     }
     std::optional<ptx::kernel> k;
     if (!fuzz::expect_errors([&] { k.emplace(m, f.name); })) return;
-    gpu::global_memory mem;
+    func::global_memory mem;
     mem.check_bounds(true);
     std::optional<ptx::launch> l;
     if (!fuzz::expect_errors([&] {
-            ptx::load_globals(*k, mem);
+            func::load_globals(*k, mem);
             l.emplace(*k, ptx::dim3{2, 1, 1}, ptx::dim3{threads, 1, 1}, arguments(*k, mem));
         }))
         return;
 
-    gpu::global_memory functional = mem;
-    ptx::functional_params fp;
+    func::global_memory functional = mem;
+    func::ptx_functional_params fp;
     fp.max_warp_instructions = 20000;
-    gpu::ptx_source_stats fs;
-    if (fuzz::expect_errors([&] { fs = ptx::run_functional(*l, functional, fp); }))
+    func::ptx_source_stats fs;
+    if (fuzz::expect_errors([&] { fs = func::run_functional(*l, functional, fp); }))
         WARPKIT_FUZZ_LAW(fs.blocks == l->blocks());
 
     auto p = gpu::amoeba_48::params();

@@ -6,9 +6,9 @@
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/json.hpp>
 #include <warpkit/core/params.hpp>
-#include <warpkit/gpu/functional.hpp>
+#include <warpkit/func/isa_functional.hpp>
 #include <warpkit/gpu/gpu.hpp>
-#include <warpkit/gpu/isa_kernel.hpp>
+#include <warpkit/func/isa_kernel.hpp>
 #include <warpkit/gpu/preset_registry.hpp>
 #include <warpkit/gpu/presets.hpp>
 #include <warpkit/isa/assembler.hpp>
@@ -99,8 +99,8 @@ TEST_CASE("gpu params: one mesh subnet with requests and replies sharing VCs is 
 
 TEST_CASE("kernels: a warp size other than the preset's is named with the one allowed") {
     const auto prog = isa::assemble(".block 128\nEXIT\n", "k.s");
-    gpu::global_memory mem;
-    const gpu::isa_kernel wide(prog, 128);
+    func::global_memory mem;
+    const func::isa_kernel wide(prog, 128);
     CHECK(thrown<config_error>([&] {
               gpu::gpu<gpu::fermi_gtx480> g(gpu::fermi_gtx480::params());
               (void)g.run(wide, mem);
@@ -109,7 +109,7 @@ TEST_CASE("kernels: a warp size other than the preset's is named with the one al
               gpu::gpu<gpu::amoeba_48_fused> g(gpu::amoeba_48_fused::params());
               (void)g.run(wide, mem);
           }) == "invalid parameter 'kernel.warp_size' = 128 (allowed: 64)");
-    CHECK(thrown<config_error>([&] { (void)gpu::run_functional<64>(wide, mem); }) ==
+    CHECK(thrown<config_error>([&] { (void)func::run_functional<64>(wide, mem); }) ==
           "invalid parameter 'warp_size' = 128 (allowed: 64)");
 }
 
@@ -117,16 +117,16 @@ TEST_CASE("kernels: code that branches out of itself is rejected before it runs"
     // The assembler takes any target the field holds (word lists need not be kernels); the
     // kernel names the instruction and the targets its code allows.
     const auto from_text = isa::assemble(".block 32\nMVI r1, 0\nBEQ r1, 50\nEXIT\n", "k.s");
-    CHECK(thrown<config_error>([&] { gpu::isa_kernel k(from_text); }) ==
+    CHECK(thrown<config_error>([&] { func::isa_kernel k(from_text); }) ==
           "invalid parameter 'kernel.code[1].target' = 50 (allowed: [0, 3])");
     const auto from_image = isa::read_image(isa::write_image(from_text), "k.hex");
-    CHECK(thrown<config_error>([&] { gpu::isa_kernel k(from_image); }) ==
+    CHECK(thrown<config_error>([&] { func::isa_kernel k(from_image); }) ==
           "invalid parameter 'kernel.code[1].target' = 50 (allowed: [0, 3])");
     // A branch to just past the end is in the code's range; the warp then has nothing to run.
     const auto to_end = isa::assemble(".block 32\nMVI r1, 0\nBEQ r1, end\nEXIT\nend:\n", "k.s");
-    const gpu::isa_kernel k(to_end);
-    gpu::global_memory mem;
-    CHECK(thrown<sim_error>([&] { (void)gpu::run_functional(k, mem); }) ==
+    const func::isa_kernel k(to_end);
+    func::global_memory mem;
+    CHECK(thrown<sim_error>([&] { (void)func::run_functional(k, mem); }) ==
           "kernel fault at pc 3, warp 0, lane 0: pc past the end of the code");
     auto p = gpu::fermi_gtx480::params();
     p.watchdog_cycles = 300;
@@ -142,8 +142,8 @@ TEST_CASE("kernels: a barrier that some warps never reach ends in the watchdog, 
     const auto prog = isa::assemble(".grid 2\n.block 96\nLDS r1, %warpid\nBNE r1, end\nBAR\n"
                                     "EXIT\nend:\n",
                                     "bar.s");
-    const gpu::isa_kernel k(prog);
-    gpu::global_memory mem;
+    const func::isa_kernel k(prog);
+    func::global_memory mem;
     auto p = gpu::fermi_gtx480::params();
     p.watchdog_cycles = 500;
     gpu::gpu<gpu::fermi_gtx480> g(p);
@@ -159,7 +159,7 @@ TEST_CASE("kernels: a barrier that some warps never reach ends in the watchdog, 
                                  ", pc 4, buffered 0, pending writes 0"));
         CHECK(contains(what, "\n  " + std::string(sm) + " warp slot 2: " + block + ", pc 4"));
     }
-    CHECK(thrown<sim_error>([&] { (void)gpu::run_functional(k, mem); }) ==
+    CHECK(thrown<sim_error>([&] { (void)func::run_functional(k, mem); }) ==
           "kernel fault at pc 4, warp 1, lane 0: pc past the end of the code");
 }
 
@@ -169,8 +169,8 @@ TEST_CASE("kernels: a warp that spins instead of reaching the barrier is stopped
     const auto prog = isa::assemble(".block 64\nLDS r1, %warpid\nMVI r2, 0\nBNE r1, spin\nBAR\n"
                                     "EXIT\nspin: BEQ r2, spin\nEXIT\n",
                                     "spin.s");
-    const gpu::isa_kernel k(prog);
-    gpu::global_memory mem;
+    const func::isa_kernel k(prog);
+    func::global_memory mem;
     auto p = gpu::fermi_gtx480::params();
     p.max_cycles = 20000;
     gpu::gpu<gpu::fermi_gtx480> g(p);
@@ -178,9 +178,9 @@ TEST_CASE("kernels: a warp that spins instead of reaching the barrier is stopped
     CHECK(what.find("max_cycles: kernel still running after 20000 cycles") == 0);
     CHECK(contains(what, "\n  sm 0 warp slot 0: block 0, pc 4, at barrier, buffered 0"));
     CHECK(contains(what, "\n  sm 0 warp slot 1: block 0, pc 5"));
-    gpu::functional_params fp;
+    func::isa_functional_params fp;
     fp.max_warp_instructions = 5000;
-    CHECK(thrown<sim_error>([&] { (void)gpu::run_functional(k, mem, fp); }) ==
+    CHECK(thrown<sim_error>([&] { (void)func::run_functional(k, mem, fp); }) ==
           "watchdog: more than 5000 warp instructions (block 0, warp 1 at pc 5)");
 }
 
@@ -214,8 +214,8 @@ TEST_CASE("examples' kernel loader: missing and empty files, unknown presets, ze
     CHECK(thrown<parse_error>([&] { (void)example::load_program(no_code_hex); }) ==
           no_code_hex + ":2:1: image has no INSTR entry (a kernel needs at least EXIT)");
     const std::string exit_s = dir.write("exit.s", ".block 32\nEXIT\n");
-    const gpu::isa_kernel k(example::load_program(exit_s));
-    gpu::global_memory mem;
+    const func::isa_kernel k(example::load_program(exit_s));
+    func::global_memory mem;
     CHECK(thrown<config_error>([&] { (void)example::run_preset("gtx9000", k, mem, {}); }) ==
           "invalid parameter 'preset' = gtx9000 (allowed: fermi_gtx480, tesla_seed004, "
           "amoeba_48, amoeba_48_fused)");

@@ -4,9 +4,9 @@
 // a counter that does not add up.
 #include <warpkit/core/json.hpp>
 #include <warpkit/core/stats.hpp>
-#include <warpkit/gpu/global_memory.hpp>
+#include <warpkit/func/global_memory.hpp>
 #include <warpkit/gpu/invariants.hpp>
-#include <warpkit/gpu/isa_kernel.hpp>
+#include <warpkit/func/isa_kernel.hpp>
 #include <warpkit/gpu/preset_registry.hpp>
 #include <warpkit/isa/assembler.hpp>
 
@@ -42,16 +42,16 @@ const std::vector<std::string> kernels = {"vadd.s", "reduce.s", "histogram.s", "
 
 struct outcome {
     std::string stats;           // stats_to_json(run_stats), dumped
-    gpu::global_memory memory;   // device memory afterwards
+    func::global_memory memory;   // device memory afterwards
     gpu::invariant_report check; // conservation identities of the run
 };
 
 template <class Preset>
 outcome run_once(const std::string& text, const std::string& name) {
-    const gpu::isa_kernel k(isa::assemble(text, name),
+    const func::isa_kernel k(isa::assemble(text, name),
                             static_cast<std::uint32_t>(Preset::warp_size));
     outcome o;
-    gpu::load_data(k, o.memory);
+    func::load_data(k, o.memory);
     const auto p = Preset::params();
     gpu::gpu<Preset> g(p);
     gpu::invariant_report units;
@@ -88,9 +88,9 @@ TEST_CASE("every preset gives byte-identical stats and memory for the same kerne
 TEST_CASE("the conservation identities catch a lost or duplicated item") {
     const std::string text = kernel_text("vadd.s");
     using P = gpu::fermi_gtx480;
-    const gpu::isa_kernel k(isa::assemble(text, "vadd.s"));
-    gpu::global_memory mem;
-    gpu::load_data(k, mem);
+    const func::isa_kernel k(isa::assemble(text, "vadd.s"));
+    func::global_memory mem;
+    func::load_data(k, mem);
     gpu::gpu<P> g(P::params());
     const auto rs = g.run(k, mem);
     const gpu::run_expectation e{k.blocks(), P::params().sms};

@@ -1,7 +1,7 @@
 // AMOEBA's SM fusion (paper 002 Sec. 4.2) and the first-CTA predictor inputs (Sec. 4.1).
 #include <warpkit/core/error.hpp>
 #include <warpkit/exec/unit_cluster.hpp>
-#include <warpkit/gpu/functional.hpp>
+#include <warpkit/func/isa_functional.hpp>
 #include <warpkit/gpu/invariants.hpp>
 #include <warpkit/gpu/fusion.hpp>
 #include <warpkit/gpu/memory_system.hpp>
@@ -27,10 +27,10 @@ using namespace warpkit;
 
 namespace {
 template <class Preset>
-gpu::global_memory run_timed(const isa::program& p, gpu::run_stats* out = nullptr) {
-    const gpu::isa_kernel k(p, static_cast<std::uint32_t>(Preset::warp_size));
-    gpu::global_memory mem;
-    gpu::load_data(k, mem);
+func::global_memory run_timed(const isa::program& p, gpu::run_stats* out = nullptr) {
+    const func::isa_kernel k(p, static_cast<std::uint32_t>(Preset::warp_size));
+    func::global_memory mem;
+    func::load_data(k, mem);
     gpu::gpu<Preset> g(Preset::params());
     const auto rs = g.run(k, mem);
     CHECK(rs.total.blocks_completed == k.blocks());
@@ -185,10 +185,10 @@ TEST_CASE("every bundled kernel computes the same on the fused GPU as on the sca
         gpu::run_stats f_stats;
         const auto so = run_timed<gpu::amoeba_48>(p, &so_stats);
         const auto f = run_timed<gpu::amoeba_48_fused>(p, &f_stats);
-        gpu::global_memory ref;
-        const gpu::isa_kernel k(p);
-        gpu::load_data(k, ref);
-        (void)gpu::run_functional<32, simt::pdom_stack<32>>(k, ref);
+        func::global_memory ref;
+        const func::isa_kernel k(p);
+        func::load_data(k, ref);
+        (void)func::run_functional<32, simt::pdom_stack<32>>(k, ref);
         CHECK(so == ref);
         CHECK(f == ref);
         // The same thread work in half the warp instructions.
@@ -202,9 +202,9 @@ TEST_CASE("first-CTA metrics of vadd.s on amoeba_48 are the hand-counted ones") 
     // vadd.s: 4 blocks of 64 threads (2 warps), n = 256 so every thread is in range; each warp
     // executes the 21 instructions once: 2 global loads, 1 store, 32 lanes x 4 bytes = one
     // 128-byte line per access.
-    const gpu::isa_kernel k(test::bundled_kernel("vadd.s"));
-    gpu::global_memory mem;
-    gpu::load_data(k, mem);
+    const func::isa_kernel k(test::bundled_kernel("vadd.s"));
+    func::global_memory mem;
+    func::load_data(k, mem);
     gpu::gpu<gpu::amoeba_48> g(gpu::amoeba_48::params());
     gpu::first_cta_sampler sampler;
     std::uint32_t blocks_seen = 0;
@@ -258,8 +258,8 @@ join:
     EXIT
 )",
                                  "div.s");
-    const gpu::isa_kernel k(p);
-    gpu::global_memory mem;
+    const func::isa_kernel k(p);
+    func::global_memory mem;
     gpu::gpu<gpu::amoeba_48> g(gpu::amoeba_48::params());
     gpu::first_cta_sampler sampler;
     const gpu::gpu<gpu::amoeba_48>::block_hook hook = [&](std::uint32_t b, const auto& sm,
@@ -319,14 +319,14 @@ gpu::gpu_params with_split(reconfig::split_mode m, double threshold = 0.25) {
 }
 
 struct split_run {
-    gpu::global_memory mem;
+    func::global_memory mem;
     gpu::run_stats rs;
 };
 
 split_run run_split(const isa::program& prog, const gpu::gpu_params& p) {
-    const gpu::isa_kernel k(prog, 64);
+    const func::isa_kernel k(prog, 64);
     split_run r;
-    gpu::load_data(k, r.mem);
+    func::load_data(k, r.mem);
     gpu::gpu<gpu::amoeba_48_fused> g(p);
     r.rs = g.run(k, r.mem, [](const auto& sm) { gpu::require(gpu::check_sm(sm), "check_sm"); });
     gpu::require(gpu::check_run(r.rs, {k.blocks(), p.sms}), "check_run");

@@ -1,5 +1,5 @@
 #include <warpkit/core/json.hpp>
-#include <warpkit/gpu/functional.hpp>
+#include <warpkit/func/isa_functional.hpp>
 #include <warpkit/gpu/presets.hpp>
 #include <warpkit/isa/assembler.hpp>
 #include <warpkit/simt/pdom_stack.hpp>
@@ -23,13 +23,13 @@ namespace {
 // Ways to run a kernel: functional with either SIMT stack, or timed on a GPU preset.
 template <class Stack>
 struct functional {
-    static void run(const gpu::isa_kernel& k, gpu::global_memory& mem) {
-        (void)gpu::run_functional<32, Stack>(k, mem);
+    static void run(const func::isa_kernel& k, func::global_memory& mem) {
+        (void)func::run_functional<32, Stack>(k, mem);
     }
 };
 template <class Preset>
 struct timed {
-    static void run(const gpu::isa_kernel& k, gpu::global_memory& mem) {
+    static void run(const func::isa_kernel& k, func::global_memory& mem) {
         gpu::gpu<Preset> g(Preset::params());
         const auto rs = g.run(k, mem);
         CHECK(rs.cycles > 0);
@@ -43,10 +43,10 @@ using tesla_t = timed<gpu::tesla_seed004>;
 using amoeba_t = timed<gpu::amoeba_48>;
 
 template <class Runner>
-gpu::global_memory run(const isa::program& p) {
-    gpu::isa_kernel k(p);
-    gpu::global_memory mem;
-    gpu::load_data(k, mem);
+func::global_memory run(const isa::program& p) {
+    func::isa_kernel k(p);
+    func::global_memory mem;
+    func::load_data(k, mem);
     Runner::run(k, mem);
     return mem;
 }
@@ -95,9 +95,9 @@ TEST_CASE_TEMPLATE("shared-memory histogram with atomics matches the C++ referen
 
 TEST_CASE_TEMPLATE("BFS levels match a C++ breadth-first search", R, KERNEL_RUNNERS) {
     auto p = test::bundled_kernel("bfs.s");
-    gpu::isa_kernel k(p);
-    gpu::global_memory mem;
-    gpu::load_data(k, mem);
+    func::isa_kernel k(p);
+    func::global_memory mem;
+    func::load_data(k, mem);
     const std::uint32_t n = 32;
     const auto row = mem.read(0x0, n + 1);
     const auto col = mem.read(0x100, row[n]);
@@ -183,15 +183,15 @@ TEST_CASE_TEMPLATE("special-function kernel matches the C++ reference", R, KERNE
 }
 
 TEST_CASE("functional counts, hand-computed") {
-    gpu::isa_kernel vadd(test::bundled_kernel("vadd.s"));
-    gpu::global_memory mem;
-    gpu::load_data(vadd, mem);
-    const auto st = gpu::run_functional(vadd, mem);
+    func::isa_kernel vadd(test::bundled_kernel("vadd.s"));
+    func::global_memory mem;
+    func::load_data(vadd, mem);
+    const auto st = func::run_functional(vadd, mem);
     CHECK(st.blocks == 4);
     CHECK(st.warp_instructions == 8 * 21); // 8 warps, all lanes in range: 21 instructions
     CHECK(st.thread_instructions == 256 * 21);
-    gpu::isa_kernel sfu(test::bundled_kernel("sfu.s"));
-    const auto s2 = gpu::run_functional(sfu, mem);
+    func::isa_kernel sfu(test::bundled_kernel("sfu.s"));
+    const auto s2 = func::run_functional(sfu, mem);
     CHECK(s2.by_unit[isa::index(isa::unit_class::sfu)] == 8 * 7); // 8 warps x 7 SFU ops
 }
 
@@ -199,12 +199,12 @@ TEST_CASE_TEMPLATE("a timed run executes exactly the instructions of the functio
                    gpu::fermi_gtx480, gpu::tesla_seed004, gpu::amoeba_48) {
     for (const char* name : {"vadd.s", "reduce.s", "histogram.s", "matmul.s", "scan.s", "sfu.s"}) {
         CAPTURE(name);
-        gpu::isa_kernel k(test::bundled_kernel(name));
-        gpu::global_memory m1;
-        gpu::load_data(k, m1);
-        const auto f = gpu::run_functional<32, typename P::stack>(k, m1);
-        gpu::global_memory m2;
-        gpu::load_data(k, m2);
+        func::isa_kernel k(test::bundled_kernel(name));
+        func::global_memory m1;
+        func::load_data(k, m1);
+        const auto f = func::run_functional<32, typename P::stack>(k, m1);
+        func::global_memory m2;
+        func::load_data(k, m2);
         gpu::gpu<P> g(P::params());
         const auto t = g.run(k, m2);
         CHECK(t.total.warp_instructions == f.warp_instructions);
@@ -239,15 +239,15 @@ TEST_CASE_TEMPLATE("a warp switching to its other divergent path issues what it 
                                  "    SIN r5, r4\n"
                                  "join: STG r0, r1\n"
                                  "    EXIT\n");
-    gpu::isa_kernel k(p);
-    gpu::global_memory m1;
-    const auto f = gpu::run_functional<32, typename P::stack>(k, m1);
+    func::isa_kernel k(p);
+    func::global_memory m1;
+    const auto f = func::run_functional<32, typename P::stack>(k, m1);
     for (const std::uint32_t depth : {1U, 2U, 4U, 8U}) {
         CAPTURE(depth);
         auto gp = P::params();
         gp.sm.ibuffer_depth = depth;
         gpu::gpu<P> g(gp);
-        gpu::global_memory m2;
+        func::global_memory m2;
         const auto t = g.run(k, m2);
         CHECK(t.total.warp_instructions == f.warp_instructions);
         CHECK(t.total.thread_instructions == f.thread_instructions);
@@ -258,12 +258,12 @@ TEST_CASE_TEMPLATE("a warp switching to its other divergent path issues what it 
 
 TEST_CASE("a kernel that never ends is stopped by the watchdog with its position") {
     const auto p = isa::assemble(".grid 1\n.block 32\nMVI r1, 0\nloop: BEQ r1, loop\nEXIT\n");
-    gpu::isa_kernel k(p);
-    gpu::global_memory mem;
-    gpu::functional_params fp;
+    func::isa_kernel k(p);
+    func::global_memory mem;
+    func::isa_functional_params fp;
     fp.max_warp_instructions = 1000;
     try {
-        (void)gpu::run_functional(k, mem, fp);
+        (void)func::run_functional(k, mem, fp);
         FAIL("expected the watchdog");
     } catch (const sim_error& e) {
         CHECK(std::string(e.what()) ==
@@ -272,17 +272,17 @@ TEST_CASE("a kernel that never ends is stopped by the watchdog with its position
 }
 
 TEST_CASE("kernel faults and bad kernels give clear errors") {
-    gpu::global_memory mem;
+    func::global_memory mem;
     const auto oob = isa::assemble(".block 32\n.shared 64\nMVI r1, 64\nLD r2, r1\nEXIT\n");
-    gpu::isa_kernel k(oob);
-    CHECK_THROWS_WITH_AS((void)gpu::run_functional(k, mem),
+    func::isa_kernel k(oob);
+    CHECK_THROWS_WITH_AS((void)func::run_functional(k, mem),
                          "kernel fault at pc 1, warp 0, lane 0: shared address 64 outside "
                          "[0, 64) or unaligned",
                          sim_error);
     auto regs = isa::assemble(".regs 2\nADD r5, r1, r2\nEXIT\n");
-    CHECK_THROWS_AS(gpu::isa_kernel{regs}, config_error);
+    CHECK_THROWS_AS(func::isa_kernel{regs}, config_error);
     auto undefined = isa::assemble(".word 0x78000000\nEXIT\n");
-    CHECK_THROWS_WITH_AS(gpu::isa_kernel{undefined},
+    CHECK_THROWS_WITH_AS(func::isa_kernel{undefined},
                          "invalid parameter 'kernel.code[0]' = 0x78000000 (allowed: a defined "
                          "instruction)",
                          config_error);
@@ -292,8 +292,8 @@ TEST_CASE("timed runs that cannot finish stop with every warp's state") {
     // A spin loop waiting for a flag nobody sets: caught by max_cycles, warps listed.
     const auto spin = isa::assemble(".grid 2\n.block 64\nMVI r1, 0x100\nloop: LDG r2, r1\n"
                                     "BEQ r2, loop\nEXIT\n");
-    gpu::isa_kernel k(spin);
-    gpu::global_memory mem;
+    func::isa_kernel k(spin);
+    func::global_memory mem;
     auto p = gpu::fermi_gtx480::params();
     p.max_cycles = 5000;
     gpu::gpu<gpu::fermi_gtx480> g(p);
@@ -309,7 +309,7 @@ TEST_CASE("timed runs that cannot finish stop with every warp's state") {
     // Code that runs off its end without EXIT never gets another instruction: the watchdog
     // sees no issue and reports where each warp stands.
     const auto off_end = isa::assemble(".block 32\nMVI r1, 1\nADD r2, r1, r1\n");
-    gpu::isa_kernel k2(off_end);
+    func::isa_kernel k2(off_end);
     auto p2 = gpu::fermi_gtx480::params();
     p2.watchdog_cycles = 200;
     gpu::gpu<gpu::fermi_gtx480> g2(p2);
@@ -328,12 +328,12 @@ TEST_CASE_TEMPLATE("same kernel, same preset: bit-identical stats and memory", P
                    gpu::tesla_seed004, gpu::amoeba_48) {
     for (const char* name : {"histogram.s", "matmul.s"}) {
         CAPTURE(name);
-        gpu::isa_kernel k(test::bundled_kernel(name));
+        func::isa_kernel k(test::bundled_kernel(name));
         std::string first;
-        gpu::global_memory first_mem;
+        func::global_memory first_mem;
         for (int run_no = 0; run_no < 2; ++run_no) {
-            gpu::global_memory mem;
-            gpu::load_data(k, mem);
+            func::global_memory mem;
+            func::load_data(k, mem);
             gpu::gpu<P> g(P::params());
             const std::string j = stats_to_json(g.run(k, mem)).dump();
             if (run_no == 0) {

@@ -5,7 +5,7 @@
 
 #include <warpkit/core/lane_mask.hpp>
 #include <warpkit/gating/no_gating.hpp>
-#include <warpkit/gpu/instruction_source.hpp>
+#include <warpkit/func/instruction_source.hpp>
 #include <warpkit/gpu/memory_system.hpp>
 #include <warpkit/gpu/sm.hpp>
 #include <warpkit/isa/dynamic_inst.hpp>
@@ -41,7 +41,7 @@ public:
             if (pos_[s] + k >= code_[s].size() || code_[s][pos_[s] + k].si.is_exit) return nullptr;
         return pos_[s] + i < code_[s].size() ? &code_[s][pos_[s] + i].si : nullptr;
     }
-    warpkit::isa::dynamic_inst<32> execute(std::uint32_t s, warpkit::gpu::exec_site site) {
+    warpkit::isa::dynamic_inst<32> execute(std::uint32_t s, warpkit::func::exec_site site) {
         const step& st = code_[s][pos_[s]++];
         warpkit::isa::dynamic_inst<32> d;
         d.si = st.si;

@@ -7,7 +7,7 @@
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/rng.hpp>
 #include <warpkit/core/stats.hpp>
-#include <warpkit/gpu/functional.hpp>
+#include <warpkit/func/isa_functional.hpp>
 #include <warpkit/gpu/memory_system.hpp>
 
 #include "bundled_kernels.hpp"
@@ -375,7 +375,7 @@ void check_conservation(const gpu::memory_stats& m) {
 }
 
 template <class P>
-gpu::run_stats run_kernel(const gpu::isa_kernel& k, gpu::gpu_params p, gpu::global_memory& mem) {
+gpu::run_stats run_kernel(const func::isa_kernel& k, gpu::gpu_params p, func::global_memory& mem) {
     gpu::gpu<P> g(p);
     return g.run(k, mem);
 }
@@ -387,9 +387,9 @@ TEST_CASE_TEMPLATE("every request gets one reply and every MSHR entry is freed, 
     for (const char* name :
          {"vadd.s", "reduce.s", "histogram.s", "matmul.s", "scan.s", "sfu.s", "bfs.s"}) {
         CAPTURE(name);
-        gpu::isa_kernel k(test::bundled_kernel(name));
-        gpu::global_memory mem;
-        gpu::load_data(k, mem);
+        func::isa_kernel k(test::bundled_kernel(name));
+        func::global_memory mem;
+        func::load_data(k, mem);
         const auto rs = run_kernel<P>(k, P::params(), mem);
         if (P::params().memory.model == gpu::memory_model::ideal) {
             CHECK(rs.memory.sms.empty());
@@ -417,8 +417,8 @@ TEST_CASE_TEMPLATE("a stream larger than the L1 misses once per line per SM; a s
                    P, gpu::fermi_gtx480, gpu::amoeba_48) {
     const auto p = P::params();
     // One block per SM, 8 warps x 32 loads of 128 bytes: 32 KB per SM, twice the L1.
-    gpu::isa_kernel k(isa::assemble(stream_kernel(p.sms, 32, 1), "stream.s"));
-    gpu::global_memory mem;
+    func::isa_kernel k(isa::assemble(stream_kernel(p.sms, 32, 1), "stream.s"));
+    func::global_memory mem;
     auto rs = run_kernel<P>(k, p, mem);
     const std::uint64_t lines = std::uint64_t{p.sms} * 256;
     for (std::size_t i = 0; i < p.sms; ++i) {
@@ -434,7 +434,7 @@ TEST_CASE_TEMPLATE("a stream larger than the L1 misses once per line per SM; a s
 
     // Two passes: 480 KB (fermi) / 1.5 MB (amoeba) of data; the second pass misses the L1
     // again, and hits in the L2 where the data fits (fermi: 768 KB of L2).
-    gpu::isa_kernel k2(isa::assemble(stream_kernel(p.sms, 32, 2), "stream2.s"));
+    func::isa_kernel k2(isa::assemble(stream_kernel(p.sms, 32, 2), "stream2.s"));
     rs = run_kernel<P>(k2, p, mem);
     t = add_up(rs.memory);
     CHECK(t.l1_read_misses == 2 * lines);
@@ -451,12 +451,12 @@ TEST_CASE("the ideal memory model keeps the fixed latencies; both models compute
     ideal.memory.model = gpu::memory_model::ideal;
     for (const char* name : {"vadd.s", "matmul.s", "histogram.s"}) {
         CAPTURE(name);
-        gpu::isa_kernel k(test::bundled_kernel(name));
-        gpu::global_memory m1;
-        gpu::load_data(k, m1);
+        func::isa_kernel k(test::bundled_kernel(name));
+        func::global_memory m1;
+        func::load_data(k, m1);
         const auto a = run_kernel<gpu::fermi_gtx480>(k, ideal, m1);
-        gpu::global_memory m2;
-        gpu::load_data(k, m2);
+        func::global_memory m2;
+        func::load_data(k, m2);
         const auto b = run_kernel<gpu::fermi_gtx480>(k, gpu::fermi_gtx480::params(), m2);
         CHECK(m1 == m2);
         CHECK(a.total.warp_instructions == b.total.warp_instructions);
@@ -465,8 +465,8 @@ TEST_CASE("the ideal memory model keeps the fixed latencies; both models compute
     }
     // One warp, one load and its use: the fixed global latency plus address generation.
     const auto p = isa::assemble(".block 32\nMVI r1, 256\nLDG r2, r1\nADD r3, r2, r2\nEXIT\n");
-    gpu::isa_kernel k(p);
-    gpu::global_memory mem;
+    func::isa_kernel k(p);
+    func::global_memory mem;
     const auto rs = run_kernel<gpu::fermi_gtx480>(k, ideal, mem);
     const auto hier = run_kernel<gpu::fermi_gtx480>(k, gpu::fermi_gtx480::params(), mem);
     CHECK(rs.total.stalls.scoreboard >= ideal.sm.global_latency);
@@ -475,10 +475,10 @@ TEST_CASE("the ideal memory model keeps the fixed latencies; both models compute
 
 TEST_CASE_TEMPLATE("same kernel, same preset: identical memory statistics", P, gpu::fermi_gtx480,
                    gpu::amoeba_48) {
-    gpu::isa_kernel k(isa::assemble(stream_kernel(P::params().sms, 8, 2), "stream.s"));
+    func::isa_kernel k(isa::assemble(stream_kernel(P::params().sms, 8, 2), "stream.s"));
     std::string first;
     for (int i = 0; i < 2; ++i) {
-        gpu::global_memory mem;
+        func::global_memory mem;
         const std::string j = stats_to_json(run_kernel<P>(k, P::params(), mem)).dump();
         CHECK(j.find("\"l1d\"") != std::string::npos);
         CHECK(j.find("\"row_hits\"") != std::string::npos);

@@ -3,7 +3,7 @@
 // records the cycle each instruction issues at; and builders of static instructions.
 
 #include <warpkit/core/lane_mask.hpp>
-#include <warpkit/gpu/instruction_source.hpp>
+#include <warpkit/func/instruction_source.hpp>
 #include <warpkit/isa/dynamic_inst.hpp>
 
 #include <cstddef>
@@ -26,7 +26,7 @@ public:
             if (pos_[s] + k >= code_[s].size() || code_[s][pos_[s] + k].is_exit) return nullptr;
         return pos_[s] + i < code_[s].size() ? &code_[s][pos_[s] + i] : nullptr;
     }
-    warpkit::isa::dynamic_inst<32> execute(std::uint32_t s, warpkit::gpu::exec_site site) {
+    warpkit::isa::dynamic_inst<32> execute(std::uint32_t s, warpkit::func::exec_site site) {
         warpkit::isa::dynamic_inst<32> d;
         d.si = code_[s][pos_[s]++];
         d.warp = s;

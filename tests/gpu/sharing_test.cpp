@@ -3,7 +3,7 @@
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/stats.hpp>
-#include <warpkit/gpu/functional.hpp>
+#include <warpkit/func/isa_functional.hpp>
 #include <warpkit/gpu/presets.hpp>
 #include <warpkit/gpu/sharing_clusters.hpp>
 #include <warpkit/host/device.hpp>
@@ -40,16 +40,16 @@ gpu::gpu_params fermi(std::uint32_t s) {
 
 struct outcome {
     gpu::run_stats stats;
-    gpu::global_memory mem;
+    func::global_memory mem;
     std::vector<rc::front_end_sharing_stats> clusters;
     std::vector<gpu::sm_sharing_stats> sms;
     std::vector<gpu::sm_stats> sm;
 };
 
 // Runs `k` on `p` from the kernel's data; keeps every SM's counters.
-outcome run(const gpu::isa_kernel& k, const gpu::gpu_params& p) {
+outcome run(const func::isa_kernel& k, const gpu::gpu_params& p) {
     outcome o;
-    gpu::load_data(k, o.mem);
+    func::load_data(k, o.mem);
     gpu::gpu<gpu::fermi_gtx480> g(p);
     o.stats = g.run(k, o.mem, [&](const auto& sm) {
         o.sms.push_back(sm.cluster().stats());
@@ -59,9 +59,9 @@ outcome run(const gpu::isa_kernel& k, const gpu::gpu_params& p) {
 }
 
 // BFS relaunches until the changed flag stays clear; the stats of all launches add up.
-outcome run_bfs(const gpu::isa_kernel& k, const gpu::gpu_params& p) {
+outcome run_bfs(const func::isa_kernel& k, const gpu::gpu_params& p) {
     outcome o;
-    gpu::load_data(k, o.mem);
+    func::load_data(k, o.mem);
     gpu::gpu<gpu::fermi_gtx480> g(p);
     for (int launch = 0; launch < 64; ++launch) {
         o.mem.store(0x700, 0);
@@ -87,7 +87,7 @@ std::uint64_t causes(const gpu::run_stats& r, rc::ungroup_cause c) {
 TEST_CASE("every bundled kernel computes the same memory with and without front-end sharing") {
     for (const char* name : {"vadd.s", "reduce.s", "histogram.s", "matmul.s", "scan.s", "sfu.s"}) {
         CAPTURE(name);
-        const gpu::isa_kernel k(test::bundled_kernel(name));
+        const func::isa_kernel k(test::bundled_kernel(name));
         const auto base = run(k, fermi(1));
         CHECK(base.stats.sharing.kernels == 0); // no clusters: no controller ran
         for (std::uint32_t s : {2U, 4U}) {
@@ -109,7 +109,7 @@ TEST_CASE("every bundled kernel computes the same memory with and without front-
             CHECK(shared.stats.sharing.inst_packets == executed);
         }
     }
-    const gpu::isa_kernel bfs(test::bundled_kernel("bfs.s"));
+    const func::isa_kernel bfs(test::bundled_kernel("bfs.s"));
     const auto base = run_bfs(bfs, fermi(1));
     for (std::uint32_t s : {2U, 4U}) {
         const auto shared = run_bfs(bfs, fermi(s));
@@ -130,7 +130,7 @@ TEST_CASE("every CUDA example kernel (PTX) computes the same memory with and wit
         CAPTURE(kernel);
         const auto m = ptx::read_ptx(dir + name + ".ptx");
         const auto spec = host::read_launch(dir + name + ".launch.json");
-        gpu::global_memory first;
+        func::global_memory first;
         std::uint64_t insts = 0;
         for (std::uint32_t s : {1U, 2U, 4U}) {
             CAPTURE(s);
@@ -189,7 +189,7 @@ join:
     STG r12, r6
     EXIT
 )");
-    const gpu::isa_kernel k(p);
+    const func::isa_kernel k(p);
     const auto base = run(k, fermi(1));
     for (std::uint32_t s : {2U, 4U}) {
         CAPTURE(s);
@@ -249,7 +249,7 @@ loop:
 done:
     EXIT
 )");
-    const gpu::isa_kernel k(p);
+    const func::isa_kernel k(p);
     const auto base = run(k, fermi(1));
     for (std::uint32_t s : {2U, 4U}) {
         CAPTURE(s);
@@ -263,7 +263,7 @@ done:
 
 TEST_CASE("branches on the block index: SM divergence ungroups the clusters") {
     const auto kernel = [](const std::string& body) {
-        return gpu::isa_kernel(isa::assemble(".kernel div\n.grid 16\n.block 32\n.param 0x0\n"
+        return func::isa_kernel(isa::assemble(".kernel div\n.grid 16\n.block 32\n.param 0x0\n"
                                              "    LDS r1, %tid.x\n    LDS r2, %ctaid.x\n" +
                                              body +
                                              "out:\n    MVI r10, 2\n    MVI r13, 32\n"
@@ -330,7 +330,7 @@ TEST_CASE("packets of a tiny kernel, hand-counted") {
     STG r6, r5
     EXIT
 )" + data);
-    const gpu::isa_kernel k(p);
+    const func::isa_kernel k(p);
     auto gp = gpu::fermi_gtx480::params();
     gp.sms = 2;
     gp.cluster_size = 2;
@@ -370,7 +370,7 @@ TEST_CASE("sharing params in the GPU: validated, disabled sharing is plain clust
     CHECK_THROWS_AS((gpu::gpu<gpu::fermi_gtx480>(p)), config_error);
     p.sharing.enabled = false;
     CHECK_NOTHROW((gpu::gpu<gpu::fermi_gtx480>(p)));
-    const gpu::isa_kernel k(test::bundled_kernel("reduce.s"));
+    const func::isa_kernel k(test::bundled_kernel("reduce.s"));
     auto off = fermi(4);
     off.sharing.enabled = false;
     const auto r = run(k, off);

@@ -12,7 +12,7 @@
 #include <warpkit/gating/no_gating.hpp>
 #include <warpkit/gpu.hpp>
 #include <warpkit/gpu/sm.hpp>
-#include <warpkit/gpu/synthetic_source.hpp>
+#include <warpkit/func/synthetic_source.hpp>
 #include <warpkit/issue/gates.hpp>
 #include <warpkit/issue/lrr.hpp>
 #include <warpkit/issue/two_level.hpp>
@@ -32,15 +32,15 @@
 
 using namespace warpkit;
 
-static_assert(gpu::instruction_source<gpu::synthetic_source<32>, 32>);
+static_assert(func::instruction_source<func::synthetic_source<32>, 32>);
 
 namespace {
 
-std::vector<isa::static_inst> stream(const gpu::synthetic_params& p, std::uint64_t seed,
+std::vector<isa::static_inst> stream(const func::synthetic_params& p, std::uint64_t seed,
                                      std::uint64_t warp) {
     std::vector<isa::static_inst> out;
     rng r = rng(seed).fork(warp);
-    gpu::synthetic_stream(p, r, out);
+    func::synthetic_stream(p, r, out);
     return out;
 }
 
@@ -54,7 +54,7 @@ bool same(const isa::static_inst& a, const isa::static_inst& b) {
 } // namespace
 
 TEST_CASE("synthetic params: validation names the field, mixes are known by name") {
-    gpu::synthetic_params p;
+    func::synthetic_params p;
     CHECK_NOTHROW(validate(p));
     p.fp_fraction += 0.1; // the four fractions no longer add up to 1
     CHECK_THROWS_AS(validate(p), config_error);
@@ -63,31 +63,31 @@ TEST_CASE("synthetic params: validation names the field, mixes are known by name
     } catch (const config_error& e) {
         CHECK(e.field() == "int_fraction");
     }
-    gpu::synthetic_params q;
+    func::synthetic_params q;
     q.dep_distance_max = 60; // beyond the rotating destination registers
     CHECK_THROWS_AS(validate(q), config_error);
     q = {};
     q.lane_stride = 6;
     CHECK_THROWS_AS(validate(q), config_error);
-    for (auto name : gpu::synthetic_mix_names())
-        CHECK_NOTHROW(validate(gpu::synthetic_mix(name)));
-    CHECK_THROWS_AS((void)gpu::synthetic_mix("hotspot"), config_error);
-    CHECK(gpu::synthetic_mix("few-warps").max_blocks_per_sm *
-              gpu::synthetic_mix("few-warps").warps_per_block <
+    for (auto name : func::synthetic_mix_names())
+        CHECK_NOTHROW(validate(func::synthetic_mix(name)));
+    CHECK_THROWS_AS((void)func::synthetic_mix("hotspot"), config_error);
+    CHECK(func::synthetic_mix("few-warps").max_blocks_per_sm *
+              func::synthetic_mix("few-warps").warps_per_block <
           10);
     // Overrides reach the reflected fields.
-    auto m = gpu::synthetic_mix("balanced");
+    auto m = func::synthetic_mix("balanced");
     apply_override(m, "barrier_interval=16");
     CHECK(m.barrier_interval == 16);
 }
 
 TEST_CASE("synthetic stream: deterministic for a seed, different for another") {
-    const auto p = gpu::synthetic_mix("balanced");
+    const auto p = func::synthetic_mix("balanced");
     const auto a = stream(p, 7, 3);
     const auto b = stream(p, 7, 3);
     const auto c = stream(p, 8, 3);
     const auto d = stream(p, 7, 4);
-    REQUIRE(a.size() == gpu::synthetic_stream_length(p));
+    REQUIRE(a.size() == func::synthetic_stream_length(p));
     REQUIRE(a.size() == b.size());
     bool all_same = true;
     for (std::size_t i = 0; i < a.size(); ++i)
@@ -105,9 +105,9 @@ TEST_CASE("synthetic stream: deterministic for a seed, different for another") {
 }
 
 TEST_CASE("synthetic stream: the mix, loads and stores match the params") {
-    for (auto name : gpu::synthetic_mix_names()) {
+    for (auto name : func::synthetic_mix_names()) {
         CAPTURE(name);
-        auto p = gpu::synthetic_mix(name);
+        auto p = func::synthetic_mix(name);
         p.insts_per_warp = 2000;
         std::array<double, isa::unit_class_count> n{};
         double loads = 0;
@@ -137,7 +137,7 @@ TEST_CASE("synthetic stream: the mix, loads and stores match the params") {
 }
 
 TEST_CASE("synthetic stream: every source reads a live-in or a value still held") {
-    auto p = gpu::synthetic_mix("memory-bound");
+    auto p = func::synthetic_mix("memory-bound");
     p.insts_per_warp = 3000;
     p.dependence = 0.9;
     p.dep_distance_max = 40;
@@ -153,13 +153,13 @@ TEST_CASE("synthetic stream: every source reads a live-in or a value still held"
         for (std::size_t k = 0; k < s.num_src; ++k) {
             const auto r = s.src[k];
             ++reads;
-            if (r < gpu::synthetic_params::live_in_registers) continue;
+            if (r < func::synthetic_params::live_in_registers) continue;
             ++dependent;
             REQUIRE(last[r] >= 0);
             CHECK(static_cast<long>(i) - last[r] <= static_cast<long>(p.dep_distance_max));
         }
         for (std::size_t k = 0; k < s.num_dst; ++k) {
-            CHECK(s.dst[k] >= gpu::synthetic_params::live_in_registers);
+            CHECK(s.dst[k] >= func::synthetic_params::live_in_registers);
             CHECK(s.dst[k] < 63); // within the scoreboard's registers
             last[s.dst[k]] = static_cast<long>(i);
         }
@@ -170,7 +170,7 @@ TEST_CASE("synthetic stream: every source reads a live-in or a value still held"
 }
 
 TEST_CASE("synthetic stream: barriers at fixed places, loop bodies load first and store last") {
-    gpu::synthetic_params p;
+    func::synthetic_params p;
     p.insts_per_warp = 100;
     p.barrier_interval = 30;
     p.iteration_length = 10;
@@ -200,13 +200,13 @@ TEST_CASE("synthetic stream: barriers at fixed places, loop bodies load first an
 }
 
 TEST_CASE("synthetic source: unit-stride addresses, warps of a block share barriers") {
-    gpu::synthetic_params p;
+    func::synthetic_params p;
     p.insts_per_warp = 200;
     p.warps_per_block = 2;
     p.blocks = 2;
     p.barrier_interval = 50;
     p.lane_stride = 4;
-    gpu::synthetic_source<32> src(p, rng(9), 4, 2);
+    func::synthetic_source<32> src(p, rng(9), 4, 2);
     const std::array<std::uint32_t, 2> slots0 = {0, 1};
     const std::array<std::uint32_t, 2> slots1 = {2, 3};
     CHECK(src.start_block(0, 0, slots0) == 2);
@@ -234,7 +234,7 @@ TEST_CASE("synthetic source: unit-stride addresses, warps of a block share barri
     CHECK_FALSE(src.at_barrier(0));
     CHECK_FALSE(src.at_barrier(1));
     // Global addresses of two warps never overlap (each has its own 128-byte slice).
-    gpu::synthetic_source<32> g(p, rng(9), 4, 2);
+    func::synthetic_source<32> g(p, rng(9), 4, 2);
     (void)g.start_block(0, 0, slots0);
     std::array<std::uint64_t, 2> lo{};
     for (std::uint32_t w = 0; w < 2; ++w)
@@ -281,10 +281,10 @@ gpu::sm_params study_sm() {
 }
 
 template <class Scheduler, class Gating>
-run_result run(const gpu::synthetic_params& w, std::uint64_t seed,
+run_result run(const func::synthetic_params& w, std::uint64_t seed,
                const gpu::sm_params& sp = study_sm()) {
     using pol = policies<Scheduler, Gating>;
-    using source_t = gpu::synthetic_source<32>;
+    using source_t = func::synthetic_source<32>;
     using sm_t = gpu::sm<pol, source_t>;
     typename sm_t::scheduler_bank_type::params_type bank;
     bank.schedulers = 1;
@@ -332,8 +332,8 @@ using warped_gates_policy = gating::adaptive_idle_detect<gating::coordinated_bla
 
 // A small compute-bound workload (many warps with decoded instructions, the regime where
 // GATES can reorder, paper 003 Section 7.2): 12 blocks of 8 warps x 400 instructions.
-gpu::synthetic_params small_workload() {
-    auto p = gpu::synthetic_mix("fp-heavy");
+func::synthetic_params small_workload() {
+    auto p = func::synthetic_mix("fp-heavy");
     p.blocks = 12;
     p.insts_per_warp = 400;
     return p;
@@ -372,7 +372,7 @@ TEST_CASE_TEMPLATE("SM on a synthetic workload: nothing lost, nothing created; s
     w.barrier_interval = 64; // barriers exercise the source's block bookkeeping too
     const auto r = run<typename T::scheduler, typename T::gating_policy>(w, 3);
     // Every generated instruction issued exactly once.
-    CHECK(r.total == std::uint64_t{w.blocks} * w.warps_per_block * gpu::synthetic_stream_length(w));
+    CHECK(r.total == std::uint64_t{w.blocks} * w.warps_per_block * func::synthetic_stream_length(w));
     CHECK(r.generated == r.total);
     CHECK(r.executed == r.total);
     CHECK(r.sm.warp_instructions == r.total);
@@ -429,7 +429,7 @@ TEST_CASE("GATES lengthens the INT and FP idle periods of two-level scheduling (
 }
 
 TEST_CASE("Blackout removes negative events; Warped Gates saves more than ConvPG (Figs. 8-10)") {
-    auto w = gpu::synthetic_mix("balanced");
+    auto w = func::synthetic_mix("balanced");
     w.blocks = 12;
     w.insts_per_warp = 400;
     const auto none = run<two_level, gating::no_gating>(w, 1);

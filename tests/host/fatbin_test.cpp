@@ -2,7 +2,7 @@
 // `nvcc -fatbin -arch=compute_75 --compress-mode=none|speed|default` from
 // examples/cuda/vector_add.cu), hand-built LZ4 blocks and malformed inputs; plus the device
 // allocator's free and capacity, and global_memory::discard.
-#include <warpkit/gpu/global_memory.hpp>
+#include <warpkit/func/global_memory.hpp>
 #include <warpkit/host/device.hpp>
 #include <warpkit/host/fatbin.hpp>
 #include <warpkit/ptx/parser.hpp>
@@ -225,7 +225,7 @@ TEST_CASE("device: free returns memory to zeros and to the capacity; bad frees a
 }
 
 TEST_CASE("global_memory: discard frees whole pages and clears partial ones") {
-    gpu::global_memory m;
+    func::global_memory m;
     const std::uint64_t base = 0x10000;
     m.write_bytes(base, std::vector<std::uint8_t>(3 * 4096, 7));
     CHECK(m.pages() == 3);

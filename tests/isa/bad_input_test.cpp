@@ -55,7 +55,7 @@ TEST_CASE("assembler: branch targets that cannot be encoded or do not exist") {
 
 TEST_CASE("assembler: empty text is an empty program, not an error of its own") {
     // Word lists and fragments assemble from any text; a kernel needs code, which
-    // gpu::isa_kernel and the examples' loader check (tests/gpu/bad_input_test.cpp).
+    // func::isa_kernel and the examples' loader check (tests/gpu/bad_input_test.cpp).
     CHECK(warpkit::isa::assemble("", "k.s").code.empty());
     CHECK(warpkit::isa::assemble("; only a comment\n\n", "k.s").code.empty());
 }

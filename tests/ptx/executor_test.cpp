@@ -1,7 +1,7 @@
 #include <warpkit/core/stats.hpp>
 #include <warpkit/gpu/presets.hpp>
-#include <warpkit/gpu/ptx_source.hpp>
-#include <warpkit/ptx/functional.hpp>
+#include <warpkit/func/ptx_source.hpp>
+#include <warpkit/func/ptx_functional.hpp>
 #include <warpkit/ptx/kernel.hpp>
 #include <warpkit/ptx/launch.hpp>
 #include <warpkit/ptx/names.hpp>
@@ -29,7 +29,7 @@ const std::string header = ".version 9.0\n.target sm_75\n.address_size 64\n";
 
 // Device memory with a bump allocator for test buffers.
 struct device {
-    gpu::global_memory mem;
+    func::global_memory mem;
     std::uint64_t next = 0x1000'0000;
 
     std::uint64_t alloc(std::uint64_t bytes) {
@@ -64,10 +64,10 @@ struct compiled {
 
 // The thread-instruction total of a timed run, from every SM's source.
 template <class Preset>
-gpu::run_stats run_timed(const ptx::launch& l, gpu::global_memory& mem,
-                         gpu::ptx_source_stats* src = nullptr) {
+gpu::run_stats run_timed(const ptx::launch& l, func::global_memory& mem,
+                         func::ptx_source_stats* src = nullptr) {
     gpu::gpu<Preset> g(Preset::params());
-    gpu::ptx_source_stats total;
+    func::ptx_source_stats total;
     auto rs = g.run(l, mem, [&](const auto& sm) { accumulate(total, sm.source().stats()); });
     if (src != nullptr) *src = total;
     return rs;
@@ -152,7 +152,7 @@ TEST_CASE_TEMPLATE("ptx executor: if/else, nested ifs, data-dependent loops reco
     const std::uint32_t n = 96;
     const std::uint64_t out = dev.alloc(4 * n);
     const ptx::launch l(c.k, {1, 1, 1}, {n, 1, 1}, ptx::param_pack(c.k).add(out).bytes());
-    const auto st = ptx::run_functional<32, Stack>(l, dev.mem);
+    const auto st = func::run_functional<32, Stack>(l, dev.mem);
     CHECK(dev.get<std::uint32_t>(out, n) == branches_expected(n));
     // Every warp runs the store once with all its live lanes: the paths reconverged.
     CHECK(st.warp_by_opcode[op_index(ptx::op::st)] == 3);
@@ -168,7 +168,7 @@ TEST_CASE_TEMPLATE("ptx executor: peek predicts exactly the instructions a warp 
     device dev;
     const std::uint64_t out = dev.alloc(4 * 64);
     const ptx::launch l(c.k, {1, 1, 1}, {64, 1, 1}, ptx::param_pack(c.k).add(out).bytes());
-    gpu::ptx_source<32, Stack> src(l, dev.mem, 2, 1, 0);
+    func::ptx_source<32, Stack> src(l, dev.mem, 2, 1, 0);
     const std::uint32_t slots[] = {0, 1};
     REQUIRE(src.start_block(0, 0, slots) == 2);
     std::size_t predicted = 0;
@@ -247,7 +247,7 @@ $L_skip:
     device dev;
     const std::uint64_t out = dev.alloc(4 * 40);
     const ptx::launch l(c.k, {1, 1, 1}, {40, 1, 1}, ptx::param_pack(c.k).add(out).bytes());
-    const auto st = ptx::run_functional(l, dev.mem);
+    const auto st = func::run_functional(l, dev.mem);
     const auto v = dev.get<std::uint32_t>(out, 40);
     for (std::uint32_t t = 0; t < 40; ++t)
         CHECK(v[t] == (t < 8 ? 6U : 0U));
@@ -263,7 +263,7 @@ $L_skip:
     device dev2;
     const std::uint64_t out2 = dev2.alloc(4 * 40);
     const ptx::launch l2(c.k, {3, 1, 1}, {40, 1, 1}, ptx::param_pack(c.k).add(out2).bytes());
-    gpu::ptx_source_stats src;
+    func::ptx_source_stats src;
     const auto rs = run_timed<gpu::fermi_gtx480>(l2, dev2.mem, &src);
     CHECK(src.thread_instructions == 3 * st.thread_instructions);
     CHECK(rs.total.thread_instructions == src.thread_instructions);
@@ -311,7 +311,7 @@ TEST_CASE_TEMPLATE("ptx executor: bar.sync orders shared memory between warps", 
     const std::uint64_t out = dev.alloc(4 * n * blocks);
     const ptx::launch l(c.k, {blocks, 1, 1}, {n, 1, 1}, ptx::param_pack(c.k).add(out).bytes());
     CHECK(l.shared_bytes() == 512);
-    gpu::ptx_source_stats src;
+    func::ptx_source_stats src;
     const auto rs = run_timed<P>(l, dev.mem, &src);
     CHECK(src.barrier_releases == blocks);
     CHECK(rs.total.barrier_releases == blocks);
@@ -375,7 +375,7 @@ TEST_CASE("ptx executor: atomics and reductions run lane by lane") {
     const std::uint64_t olds = dev.alloc(4 * total);
     const ptx::launch l(c.k, {blocks, 1, 1}, {n, 1, 1},
                         ptx::param_pack(c.k).add(out).add(olds).bytes());
-    (void)ptx::run_functional(l, dev.mem);
+    (void)func::run_functional(l, dev.mem);
     const auto v = dev.get<std::uint32_t>(out, 16);
     CHECK(v[0] == total);
     CHECK(v[1] == total - 1);
@@ -455,7 +455,7 @@ $L_after:
     device dev;
     const std::uint64_t out = dev.alloc(64 * 32);
     const ptx::launch l(c.k, {1, 1, 1}, {32, 1, 1}, ptx::param_pack(c.k).add(out).bytes());
-    (void)ptx::run_functional<32, Stack>(l, dev.mem);
+    (void)func::run_functional<32, Stack>(l, dev.mem);
     const auto v = dev.get<std::uint32_t>(out, 16 * 32);
     for (std::uint32_t l8 = 0; l8 < 32; ++l8) {
         const std::uint32_t* r = &v[16 * l8];
@@ -539,11 +539,11 @@ TEST_CASE("ptx executor: local, shared, constant, global and generic addresses")
     REQUIRE(c.k.globals().size() == 1);
     CHECK(c.k.globals()[0].address == ptx::global_variable_base);
     device dev;
-    ptx::load_globals(c.k, dev.mem);
+    func::load_globals(c.k, dev.mem);
     const std::uint32_t n = 32;
     const std::uint64_t out = dev.alloc(24 * n);
     const ptx::launch l(c.k, {1, 1, 1}, {n, 1, 1}, ptx::param_pack(c.k).add(out).bytes());
-    (void)ptx::run_functional(l, dev.mem);
+    (void)func::run_functional(l, dev.mem);
     const auto v = dev.get<std::uint32_t>(out, 6 * n);
     for (std::uint32_t t = 0; t < n; ++t) {
         const std::uint32_t* r = &v[6 * t];
@@ -615,7 +615,7 @@ TEST_CASE("ptx executor: shared, local and constant addresses wrap at 32 bits") 
         if (timed)
             (void)run_timed<gpu::fermi_gtx480>(l, dev.mem);
         else
-            (void)ptx::run_functional(l, dev.mem);
+            (void)func::run_functional(l, dev.mem);
         const auto v = dev.get<std::uint32_t>(out, 8 * n);
         for (std::uint32_t t = 0; t < n; ++t) {
             CAPTURE(t);
@@ -631,10 +631,10 @@ TEST_CASE("ptx executor: shared, local and constant addresses wrap at 32 bits") 
 TEST_CASE("ptx executor: the timing model sees each lane's address in its state space") {
     const compiled c(spaces, "spaces");
     device dev;
-    ptx::load_globals(c.k, dev.mem);
+    func::load_globals(c.k, dev.mem);
     const std::uint64_t out = dev.alloc(24 * 64);
     const ptx::launch l(c.k, {1, 1, 1}, {64, 1, 1}, ptx::param_pack(c.k).add(out).bytes());
-    gpu::ptx_source<32, pdom> src(l, dev.mem, 2, 1, 0);
+    func::ptx_source<32, pdom> src(l, dev.mem, 2, 1, 0);
     const std::uint32_t slots[] = {0, 1};
     REQUIRE(src.start_block(0, 0, slots) == 2);
     bool saw_generic_shared = false, saw_local = false, saw_param = false;
@@ -707,7 +707,7 @@ $L_trap:
     const auto run = [&](std::uint32_t mode, std::uint64_t p = 0) {
         const ptx::launch l(c.k, {1, 1, 1}, {32, 1, 1},
                             ptx::param_pack(c.k).add(p != 0 ? p : buf).add(mode).bytes());
-        (void)ptx::run_functional(l, dev.mem);
+        (void)func::run_functional(l, dev.mem);
     };
     // A global access between the generic windows is no device address.
     CHECK_THROWS_WITH_AS(run(0, ptx::generic_shared_base + (std::uint64_t{1} << 33)),
@@ -728,11 +728,11 @@ $L_top:
 }
 )",
                      "spin");
-    gpu::global_memory mem;
+    func::global_memory mem;
     const ptx::launch l(c.k, {1, 1, 1}, {32, 1, 1});
-    ptx::functional_params p;
+    func::ptx_functional_params p;
     p.max_warp_instructions = 1000;
-    CHECK_THROWS_WITH_AS((void)ptx::run_functional(l, mem, p), doctest::Contains("watchdog"),
+    CHECK_THROWS_WITH_AS((void)func::run_functional(l, mem, p), doctest::Contains("watchdog"),
                          sim_error);
 }
 
@@ -815,7 +815,7 @@ TEST_CASE_TEMPLATE("ptx executor: device functions are inlined, nested and guard
     const std::uint32_t n = 40;
     const std::uint64_t out = dev.alloc(8 * n);
     const ptx::launch l(c.k, {1, 1, 1}, {n, 1, 1}, ptx::param_pack(c.k).add(out).bytes());
-    (void)ptx::run_functional<32, Stack>(l, dev.mem);
+    (void)func::run_functional<32, Stack>(l, dev.mem);
     const auto v = dev.get<std::int32_t>(out, 2 * n);
     for (std::int32_t t = 0; t < static_cast<std::int32_t>(n); ++t) {
         const std::int32_t x = t - 4;
@@ -994,7 +994,7 @@ TEST_CASE("ptx launch: geometry, parameters and shared memory are checked") {
     CHECK(l.blocks() == 6);
     CHECK(l.warps_per_block() == 2);
     CHECK(l.shared_bytes() == 512 + 1000); // dynamic shared memory follows the static
-    CHECK(gpu::launchable_kernel<ptx::launch>);
+    CHECK(func::launchable_kernel<ptx::launch>);
 }
 
 TEST_CASE_TEMPLATE("ptx executor: a cut warp's parts keep their lanes' registers and count "
@@ -1024,7 +1024,7 @@ TEST_CASE_TEMPLATE("ptx executor: a cut warp's parts keep their lanes' registers
     device dev;
     const std::uint64_t out = dev.alloc(4 * 128);
     const ptx::launch l(c.k, {1, 1, 1}, {64, 1, 1}, ptx::param_pack(c.k).add(out).bytes());
-    gpu::ptx_source<32, Stack> src(l, dev.mem, 3, 1, 0);
+    func::ptx_source<32, Stack> src(l, dev.mem, 3, 1, 0);
     CHECK(src.can_cut());
     const std::uint32_t slots[] = {0, 1};
     REQUIRE(src.start_block(0, 0, slots) == 2);
@@ -1078,7 +1078,7 @@ TEST_CASE("ptx executor: a kernel with warp-collective instructions cannot be cu
     device dev;
     const std::uint64_t out = dev.alloc(4);
     const ptx::launch l(c.k, {1, 1, 1}, {32, 1, 1}, ptx::param_pack(c.k).add(out).bytes());
-    gpu::ptx_source<32, pdom> src(l, dev.mem, 2, 1, 0);
+    func::ptx_source<32, pdom> src(l, dev.mem, 2, 1, 0);
     CHECK_FALSE(src.can_cut());
 }
 
@@ -1161,7 +1161,7 @@ TEST_CASE("ptx executor: register storage follows liveness and the resident warp
             CHECK(per_warp == 32 * (4 * c.k.storage_rows(false) + 8 * c.k.storage_rows(true)));
             CHECK(most <= 4 * per_warp);
         } else {
-            (void)ptx::run_functional(l, dev.mem);
+            (void)func::run_functional(l, dev.mem);
         }
         const auto v = dev.get<std::uint32_t>(out, 2 * threads);
         for (std::uint32_t t = 0; t < threads; ++t) {

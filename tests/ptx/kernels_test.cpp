@@ -6,7 +6,7 @@
 #include <warpkit/gpu/invariants.hpp>
 #include <warpkit/gpu/presets.hpp>
 #include <warpkit/host/launch_file.hpp>
-#include <warpkit/ptx/functional.hpp>
+#include <warpkit/func/ptx_functional.hpp>
 #include <warpkit/ptx/kernel.hpp>
 #include <warpkit/ptx/launch.hpp>
 #include <warpkit/ptx/parser.hpp>
@@ -80,7 +80,7 @@ public:
         return ptx::launch(*k_, spec_.grid, spec_.block, params_, spec_.shared_bytes, warp_size);
     }
     [[nodiscard]] const ptx::kernel& kernel() const { return *k_; }
-    [[nodiscard]] const gpu::global_memory& initial() const { return mem_; }
+    [[nodiscard]] const func::global_memory& initial() const { return mem_; }
     /// Scalar parameter `i` as a 32-bit integer.
     [[nodiscard]] std::int32_t scalar(std::size_t i) const {
         std::int32_t v = 0;
@@ -88,7 +88,7 @@ public:
         return v;
     }
     template <class T>
-    [[nodiscard]] std::vector<T> read(const gpu::global_memory& mem, const std::string& buf) const {
+    [[nodiscard]] std::vector<T> read(const func::global_memory& mem, const std::string& buf) const {
         const auto* b = spec_.find_buffer(buf);
         REQUIRE(b != nullptr);
         const auto raw = mem.read_bytes(addr_.at(buf), b->bytes());
@@ -139,15 +139,15 @@ private:
     ptx::module m_;
     std::unique_ptr<ptx::kernel> k_;
     std::map<std::string, std::uint64_t> addr_;
-    gpu::global_memory mem_;
+    func::global_memory mem_;
     std::vector<std::uint8_t> params_;
     bool debug_ = false;
 };
 
 // Checks a run's memory against the kernel's C++ reference.
 void check_against_reference(const std::string& name, const example& e,
-                             const gpu::global_memory& mem) {
-    const gpu::global_memory& in = e.initial();
+                             const func::global_memory& mem) {
+    const func::global_memory& in = e.initial();
     if (name == "vector_add") {
         const auto c = e.read<float>(mem, "c");
         CHECK(c ==
@@ -218,8 +218,8 @@ TEST_CASE_TEMPLATE("ptx examples: every kernel in the functional runner matches 
     for (const auto& name : kernels) {
         CAPTURE(name);
         const example e(name);
-        gpu::global_memory mem = e.initial();
-        const auto st = ptx::run_functional<32, Stack>(e.launch(), mem);
+        func::global_memory mem = e.initial();
+        const auto st = func::run_functional<32, Stack>(e.launch(), mem);
         CHECK(st.blocks == e.launch().blocks());
         CHECK(st.thread_instructions > 0);
         check_against_reference(name, e, mem);
@@ -232,11 +232,11 @@ TEST_CASE_TEMPLATE("ptx examples: every kernel on a preset matches its reference
     for (const auto& name : kernels) {
         CAPTURE(name);
         const example e(name, fitting_registers<P>(name), true);
-        gpu::global_memory reference = e.initial();
-        const auto fst = ptx::run_functional(e.launch(), reference);
-        gpu::global_memory mem = e.initial();
+        func::global_memory reference = e.initial();
+        const auto fst = func::run_functional(e.launch(), reference);
+        func::global_memory mem = e.initial();
         gpu::gpu<P> g(P::params());
-        gpu::ptx_source_stats src;
+        func::ptx_source_stats src;
         const auto rs =
             g.run(e.launch(), mem, [&](const auto& sm) { accumulate(src, sm.source().stats()); });
         check_against_reference(name, e, mem);
@@ -260,11 +260,11 @@ TEST_CASE("ptx examples: every kernel's -G build matches its reference, function
     for (const auto& name : kernels) {
         CAPTURE(name);
         const example e(name, 0, false, true);
-        gpu::global_memory mem = e.initial();
-        (void)ptx::run_functional(e.launch(), mem);
+        func::global_memory mem = e.initial();
+        (void)func::run_functional(e.launch(), mem);
         check_against_reference(name, e, mem);
         const example small(name, fitting_registers<gpu::fermi_gtx480>(name), true, true);
-        gpu::global_memory timed = small.initial();
+        func::global_memory timed = small.initial();
         gpu::gpu<gpu::fermi_gtx480> g(gpu::fermi_gtx480::params());
         (void)g.run(small.launch(), timed);
         check_against_reference(name, small, timed);
@@ -277,7 +277,7 @@ TEST_CASE("ptx examples: a whole breadth-first search, one launch per level") {
     const auto cols = e.read<int>(e.initial(), "columns");
     const int nv = e.scalar(3);
     const auto ref = test_ref::bfs(rows, cols, nv);
-    gpu::global_memory mem = e.initial();
+    func::global_memory mem = e.initial();
     std::vector<int> levels(static_cast<std::size_t>(nv), -1);
     levels[0] = 0;
     std::vector<std::uint8_t> raw(levels.size() * 4);
@@ -290,7 +290,7 @@ TEST_CASE("ptx examples: a whole breadth-first search, one launch per level") {
         pack.add(e.address("row_offsets")).add(e.address("columns")).add(e.address("levels"));
         pack.add(nv).add(level).add(e.address("changed"));
         const ptx::launch l(e.kernel(), e.spec().grid, e.spec().block, pack.bytes());
-        (void)ptx::run_functional(l, mem);
+        (void)func::run_functional(l, mem);
         ++launches;
         if (mem.load_value(e.address("changed"), 4) == 0) break;
     }
@@ -305,15 +305,15 @@ TEST_CASE("ptx examples: every kernel computes the same on the fused AMOEBA GPU 
         CAPTURE(name);
         const example e(name, fitting_registers<P>(name), true);
         const auto l = e.launch(64);
-        gpu::global_memory reference = e.initial();
-        const auto fst = ptx::run_functional<64>(l, reference);
+        func::global_memory reference = e.initial();
+        const auto fst = func::run_functional<64>(l, reference);
         for (auto m : {reconfig::split_mode::direct, reconfig::split_mode::regroup}) {
             CAPTURE(static_cast<int>(m));
             auto params = P::params();
             params.sm.split.mode = m;
             params.sm.split.threshold = 0.0; // any divergent warp splits its SM
             params.sm.split.check_interval = 8;
-            gpu::global_memory mem = e.initial();
+            func::global_memory mem = e.initial();
             gpu::gpu<P> g(params);
             bool cuts = true;
             const auto rs = g.run(l, mem, [&](const auto& sm) {

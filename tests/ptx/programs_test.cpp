@@ -3,7 +3,7 @@
 // against C++ versions of their CUDA sources.
 #include <warpkit/core/rng.hpp>
 #include <warpkit/gpu/presets.hpp>
-#include <warpkit/ptx/functional.hpp>
+#include <warpkit/func/ptx_functional.hpp>
 #include <warpkit/ptx/kernel.hpp>
 #include <warpkit/ptx/launch.hpp>
 #include <warpkit/ptx/parser.hpp>
@@ -29,7 +29,7 @@ std::string data_path(const std::string& file) {
 }
 
 struct device {
-    gpu::global_memory mem;
+    func::global_memory mem;
     std::uint64_t next = 0x1000'0000;
     std::uint64_t alloc(std::uint64_t bytes) {
         const std::uint64_t a = next;
@@ -56,8 +56,8 @@ struct device {
 // Runs `l` in the functional runner on a copy of `dev` and on fermi_gtx480 on `dev`; both
 // must leave the same memory unless the kernel's results depend on the order of its threads.
 void run_both(const ptx::launch& l, device& dev, bool order_independent = true) {
-    gpu::global_memory functional = dev.mem;
-    (void)ptx::run_functional(l, functional);
+    func::global_memory functional = dev.mem;
+    (void)func::run_functional(l, functional);
     gpu::gpu<gpu::fermi_gtx480> g(gpu::fermi_gtx480::params());
     (void)g.run(l, dev.mem);
     if (order_independent) CHECK(dev.mem == functional);
@@ -210,7 +210,7 @@ TEST_CASE("ptx programs: every kind of atomic on global and shared memory (-O3, 
         const ptx::kernel k(m, "atomics");
         REQUIRE(k.globals().size() == 1); // global_counter
         device dev;
-        ptx::load_globals(k, dev.mem);
+        func::load_globals(k, dev.mem);
         const int n = 500; // 4 blocks of 128: the last one partly idle
         std::vector<int> gi = {0, 0, 1000, -5, 0};
         std::vector<std::uint32_t> gu = {0, 0, 0, 0xffffffffU, 0, 0, 0, 0};
@@ -289,15 +289,15 @@ TEST_CASE("ptx programs: -G builds of the examples give the -O3 results") {
         };
         const ptx::dim3 grid{(n + 255) / 256, 1, 1}, block{256, 1, 1};
         device d2 = dev;
-        (void)ptx::run_functional(ptx::launch(ko, grid, block, pack(ko)), dev.mem);
-        (void)ptx::run_functional(ptx::launch(kd, grid, block, pack(kd)), d2.mem);
+        (void)func::run_functional(ptx::launch(ko, grid, block, pack(ko)), dev.mem);
+        (void)func::run_functional(ptx::launch(kd, grid, block, pack(kd)), d2.mem);
         CHECK(dev.mem == d2.mem);
     }
 }
 
 TEST_CASE("ptx programs: constant and global data, dynamic shared memory, vectors, warp "
           "intrinsics (-O3 and -G agree)") {
-    std::vector<gpu::global_memory> results;
+    std::vector<func::global_memory> results;
     for (const std::string file : {"misc.ptx", "misc_debug.ptx"}) {
         CAPTURE(file);
         const auto m = ptx::read_ptx(data_path(file));
@@ -306,7 +306,7 @@ TEST_CASE("ptx programs: constant and global data, dynamic shared memory, vector
         CHECK(k.constant_bank().size() == 16);
         CHECK(k.globals().size() == 2);
         device dev;
-        ptx::load_globals(k, dev.mem);
+        func::load_globals(k, dev.mem);
         const int n = 200;
         std::vector<float> in(4 * n);
         for (std::size_t i = 0; i < in.size(); ++i)

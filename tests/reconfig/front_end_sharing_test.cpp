@@ -1,7 +1,7 @@
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/stats.hpp>
-#include <warpkit/gpu/isa_kernel.hpp>
+#include <warpkit/func/isa_kernel.hpp>
 #include <warpkit/isa/assembler.hpp>
 #include <warpkit/isa/special_register.hpp>
 #include <warpkit/noc/cluster_link.hpp>
@@ -284,7 +284,7 @@ namespace {
 
 std::vector<bool> flags(const std::string& body) {
     const auto prog = warpkit::isa::assemble(".kernel k\n.grid 2\n.block 32\n" + body);
-    const warpkit::gpu::isa_kernel k(prog);
+    const warpkit::func::isa_kernel k(prog);
     std::vector<warpkit::isa::static_inst> code;
     for (std::size_t pc = 0; pc < k.size(); ++pc)
         code.push_back(k.static_at(pc));

@@ -9,9 +9,9 @@
 #include <warpkit/core/reflect.hpp>
 #include <warpkit/core/stats.hpp>
 #include <warpkit/gpu/cta_dispatcher.hpp>
-#include <warpkit/gpu/global_memory.hpp>
-#include <warpkit/gpu/isa_kernel.hpp>
-#include <warpkit/gpu/isa_source.hpp>
+#include <warpkit/func/global_memory.hpp>
+#include <warpkit/func/isa_kernel.hpp>
+#include <warpkit/func/isa_source.hpp>
 #include <warpkit/gpu/memory_params.hpp>
 #include <warpkit/gpu/memory_stats.hpp>
 #include <warpkit/gpu/memory_system.hpp>
@@ -101,18 +101,18 @@ struct run_stats {
 };
 
 /// A GPU whose SMs are assembled per `Policies` (see sm<>): `Policies::stack` is the SIMT
-/// stack of the functional executor. Each `run` launches one kernel (any launchable_kernel:
+/// stack of the functional executor. Each `run` launches one kernel (any func::launchable_kernel:
 /// a warpkit-ISA kernel, a PTX launch) on fresh SMs; device memory persists in the caller's
-/// global_memory.
+/// func::global_memory.
 template <class Policies>
 class gpu {
 public:
     static constexpr std::size_t warp_size = Policies::warp_size;
     /// The SM type that runs kernels of type K.
     template <class K>
-    using sm_for = sm<Policies, source_of_t<K, warp_size, typename Policies::stack>>;
-    using source_type = source_of_t<isa_kernel, warp_size, typename Policies::stack>;
-    using sm_type = sm_for<isa_kernel>;
+    using sm_for = sm<Policies, func::source_of_t<K, warp_size, typename Policies::stack>>;
+    using source_type = func::source_of_t<func::isa_kernel, warp_size, typename Policies::stack>;
+    using sm_type = sm_for<func::isa_kernel>;
     using scheduler_params = typename Policies::scheduler::params_type;
 
     explicit gpu(const gpu_params& p, const scheduler_params& sp = {})
@@ -123,11 +123,11 @@ public:
     /// Called with the cycle count, every SM and whether the run is over.
     template <class K>
     using sample_hook_for = std::function<void(std::uint64_t, std::span<const sm_for<K>>, bool)>;
-    using sample_hook = sample_hook_for<isa_kernel>;
+    using sample_hook = sample_hook_for<func::isa_kernel>;
     /// Called with the kernel block index, the SM that ran it and the cycle it completed in.
     template <class K>
     using block_hook_for = std::function<void(std::uint32_t, const sm_for<K>&, std::uint64_t)>;
-    using block_hook = block_hook_for<isa_kernel>;
+    using block_hook = block_hook_for<func::isa_kernel>;
 
     /// Runs `k` to completion. Throws sim_error on a kernel fault, when the watchdog sees no
     /// progress (with every warp's state), or past max_cycles. `observe(sm)` is called for
@@ -137,13 +137,13 @@ public:
     /// `warm`: a memory system (built for this GPU's params and SM count) that the run uses
     /// instead of a fresh one and leaves as it is, so L2 and DRAM state carry over from run to
     /// run as on a real GPU; the run's memory counters are what this run added.
-    template <launchable_kernel K>
-    run_stats run(const K& k, global_memory& mem,
+    template <func::launchable_kernel K>
+    run_stats run(const K& k, func::global_memory& mem,
                   const std::function<void(const sm_for<K>&)>& observe = {},
                   const sample_hook_for<K>& sample = {}, const block_hook_for<K>& block_done = {},
                   memory_system* warm = nullptr) {
         using sm_k = sm_for<K>;
-        using source_k = source_of_t<K, warp_size, typename Policies::stack>;
+        using source_k = func::source_of_t<K, warp_size, typename Policies::stack>;
         if (k.warp_size() != warp_size)
             throw config_error("kernel.warp_size", std::to_string(k.warp_size()),
                                std::to_string(warp_size));

@@ -25,7 +25,7 @@
 #include <warpkit/gating/stats.hpp>
 #include <warpkit/gating/no_gating.hpp>
 #include <warpkit/gpu/cluster_member.hpp>
-#include <warpkit/gpu/instruction_source.hpp>
+#include <warpkit/func/instruction_source.hpp>
 #include <warpkit/gpu/memory_message.hpp>
 #include <warpkit/gpu/memory_params.hpp>
 #include <warpkit/gpu/memory_stats.hpp>
@@ -252,9 +252,9 @@ struct type_adaptation_stats {
 
 /// One SM. `Policies` names the parts: `warp_size`, `scheduler` (one scheduler; the SM runs
 /// a bank of them), `gating_policy` (gating::no_gating to disable gating), `coalescer`.
-/// `Source` supplies the warps (instruction_source).
+/// `Source` supplies the warps (func::instruction_source).
 template <class Policies, class Source>
-requires instruction_source<Source, Policies::warp_size>
+requires func::instruction_source<Source, Policies::warp_size>
 class sm {
 public:
     static constexpr std::size_t warp_size = Policies::warp_size;
@@ -1444,7 +1444,7 @@ private:
 
     void issue_one_(std::uint32_t s, const isa::static_inst& si) {
         auto& w = warps_[s];
-        const auto d = source_.execute(s, exec_site{id_, now_});
+        const auto d = source_.execute(s, func::exec_site{id_, now_});
         if (d.si.opcode != si.opcode || d.si.unit != si.unit || d.si.mop != si.mop)
             throw sim_error("SM " + std::to_string(id_) + " warp slot " + std::to_string(s) +
                             " issued a decoded instruction (opcode " + std::to_string(si.opcode) +

@@ -22,12 +22,12 @@
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/reflect.hpp>
 #include <warpkit/core/stats.hpp>
-#include <warpkit/gpu/global_memory.hpp>
+#include <warpkit/func/global_memory.hpp>
 #include <warpkit/gpu/gpu.hpp>
 #include <warpkit/gpu/preset_registry.hpp>
-#include <warpkit/gpu/ptx_source.hpp>
+#include <warpkit/func/ptx_source.hpp>
 #include <warpkit/gpu/sm_counters.hpp>
-#include <warpkit/ptx/functional.hpp>
+#include <warpkit/func/ptx_functional.hpp>
 #include <warpkit/ptx/ir.hpp>
 #include <warpkit/ptx/kernel.hpp>
 #include <warpkit/ptx/launch.hpp>
@@ -71,7 +71,7 @@ struct launch_config {
 struct launch_result {
     std::string preset;
     gpu::run_stats run{};
-    gpu::ptx_source_stats ptx{}; ///< summed over the SMs
+    func::ptx_source_stats ptx{}; ///< summed over the SMs
     double wall_seconds = 0;     ///< host time the simulation took (not a simulated figure)
 
     [[nodiscard]] std::uint64_t cycles() const noexcept { return run.cycles; }
@@ -142,8 +142,8 @@ public:
     [[nodiscard]] const std::string& preset() const noexcept { return preset_; }
     /// The preset's parameters with the overrides applied.
     [[nodiscard]] const gpu::gpu_params& params() const noexcept { return params_; }
-    [[nodiscard]] gpu::global_memory& memory() noexcept { return mem_; }
-    [[nodiscard]] const gpu::global_memory& memory() const noexcept { return mem_; }
+    [[nodiscard]] func::global_memory& memory() noexcept { return mem_; }
+    [[nodiscard]] const func::global_memory& memory() const noexcept { return mem_; }
 
     /// A zero-filled device buffer of `bytes` bytes (at least one byte is reserved), named
     /// `name` in bounds-check messages (default: "buffer N", N counting from 0).
@@ -173,7 +173,7 @@ public:
         const auto& all = mem_.allocations();
         const auto it = all.find(address);
         if (it == all.end() || address < heap_base || address >= ptx::global_variable_base)
-            throw config_error("free.address", gpu::global_memory::hex(address),
+            throw config_error("free.address", func::global_memory::hex(address),
                                "the address of a live buffer");
         const std::uint64_t bytes = it->second.bytes;
         mem_.release(address);
@@ -228,7 +228,7 @@ public:
     [[nodiscard]] ptx::kernel prepare(const ptx::module& m, std::string_view entry,
                                       const ptx::kernel_options& opt = {}) {
         ptx::kernel k(m, entry, opt);
-        ptx::load_globals(k, mem_);
+        func::load_globals(k, mem_);
         return k;
     }
 
@@ -283,11 +283,11 @@ public:
         });
     }
 
-    /// Runs `k` functionally (no timing: every block in turn, as ptx::run_functional); the
+    /// Runs `k` functionally (no timing: every block in turn, as func::run_functional); the
     /// result has the instruction counts and zero cycles.
     launch_result launch_functional(const std::same_as<ptx::kernel> auto& k,
                                     const launch_config& cfg, std::vector<std::uint8_t> params,
-                                    const ptx::functional_params& fp = {}) {
+                                    const func::ptx_functional_params& fp = {}) {
         const ptx::launch l(k, cfg.grid, cfg.block, std::move(params), cfg.shared_bytes,
                             warp_size_);
         return gpu::visit_preset(preset_, [&](auto tag) {
@@ -295,7 +295,7 @@ public:
             launch_result r;
             r.preset = preset_;
             const auto start = std::chrono::steady_clock::now();
-            r.ptx = ptx::run_functional<preset_type::warp_size, typename preset_type::stack>(
+            r.ptx = func::run_functional<preset_type::warp_size, typename preset_type::stack>(
                 l, mem_, fp);
             r.wall_seconds =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -315,7 +315,7 @@ private:
     std::vector<std::string> overrides_;
     gpu::gpu_params params_;
     std::uint32_t warp_size_ = 32;
-    gpu::global_memory mem_;
+    func::global_memory mem_;
     std::uint64_t buffers_ = 0;
     std::uint64_t next_ = heap_base;
     std::uint64_t live_bytes_ = 0;

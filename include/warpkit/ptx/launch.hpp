@@ -1,11 +1,12 @@
 #pragma once
 /// \file
 /// `ptx::launch`: a prepared kernel with its grid, block, parameter bytes and dynamic shared
-/// memory: a gpu::launchable_kernel that any warpkit GPU runs through gpu::ptx_source.
+/// memory: a func::launchable_kernel that any warpkit GPU runs through func::ptx_source
+/// (func/ptx_source.hpp).
 ///
 /// Memory model of execution:
-/// - Global addresses are device addresses in gpu::global_memory (64-bit); module `.global`
-///   variables sit from ptx::global_variable_base on (ptx::load_globals writes them).
+/// - Global addresses are device addresses in func::global_memory (64-bit); module `.global`
+///   variables sit from ptx::global_variable_base on (func::load_globals writes them).
 /// - Generic addresses (ld / st / atom without a state space, cvta): a generic address in
 ///   [generic_shared_base, + generic_window_bytes) is the shared-memory offset
 ///   (address - generic_shared_base) of the executing thread's block; the local, constant and
@@ -19,9 +20,8 @@
 /// - Parameter space: the launch's parameter bytes at the offsets the entry declares.
 
 #include <warpkit/core/error.hpp>
-#include <warpkit/gpu/global_memory.hpp>
-#include <warpkit/gpu/instruction_source.hpp>
 #include <warpkit/isa/program.hpp>
+#include <warpkit/ptx/integer_ops.hpp>
 #include <warpkit/ptx/kernel.hpp>
 
 #include <algorithm>
@@ -46,6 +46,63 @@ inline constexpr std::uint64_t generic_const_base = 0x0000'7200'0000'0000ULL;
 inline constexpr std::uint64_t generic_param_base = 0x0000'7300'0000'0000ULL;
 /// Size of each generic window.
 inline constexpr std::uint64_t generic_window_bytes = std::uint64_t{1} << 32;
+
+/// An address resolved to its state space: the space and the offset in it (for `.global`,
+/// the device address).
+struct space_address {
+    space sp = space::global;
+    std::uint64_t addr = 0;
+};
+
+/// The generic address of offset 0 of space `sp` (0 for `.global`, whose window is the
+/// identity).
+[[nodiscard]] constexpr std::uint64_t window_base(space sp) noexcept {
+    switch (sp) {
+    case space::shared:
+        return generic_shared_base;
+    case space::local:
+        return generic_local_base;
+    case space::constant:
+        return generic_const_base;
+    case space::param:
+        return generic_param_base;
+    default:
+        return 0;
+    }
+}
+
+/// `cvta.<space>` (offset to generic address) or `cvta.to.<space>` (generic address to
+/// offset) of `a`, cut to the instruction's type.
+[[nodiscard]] constexpr std::uint64_t cvta(const instruction& in, std::uint64_t a) noexcept {
+    const std::uint64_t base = window_base(in.sp);
+    const std::uint64_t v = in.to ? a - base : a + base;
+    return truncate(in.t, v);
+}
+
+/// The space and offset a generic address falls in.
+[[nodiscard]] constexpr space_address decode_generic(std::uint64_t a) noexcept {
+    for (const auto sp : {space::shared, space::local, space::constant, space::param}) {
+        const std::uint64_t base = window_base(sp);
+        if (a >= base && a - base < generic_window_bytes) return {sp, a - base};
+    }
+    return {space::global, a};
+}
+
+/// The space's name in error messages.
+[[nodiscard]] constexpr const char* space_name(space sp) noexcept {
+    switch (sp) {
+    case space::shared:
+        return "shared";
+    case space::local:
+        return "local";
+    case space::constant:
+        return "constant";
+    case space::param:
+        return "parameter";
+    default:
+        return "global";
+    }
+}
 
 /// Grid and block dimensions.
 using dim3 = isa::dim3;
@@ -162,32 +219,4 @@ private:
     std::uint32_t warp_size_;
 };
 
-/// Writes the initialisers of the kernel's module `.global` variables to device memory (zeros
-/// where none is given): the host does this once when it loads the module.
-inline void load_globals(const kernel& k, gpu::global_memory& mem) {
-    for (const auto& g : k.globals()) {
-        std::vector<std::uint8_t> bytes(g.bytes, 0);
-        std::copy(g.init.begin(),
-                  g.init.begin() +
-                      static_cast<std::ptrdiff_t>(std::min<std::size_t>(g.init.size(), g.bytes)),
-                  bytes.begin());
-        mem.write_bytes(g.address, bytes);
-        mem.allocate(g.address, g.bytes, g.name);
-    }
-}
-
 } // namespace warpkit::ptx
-
-namespace warpkit::gpu {
-template <std::size_t WarpSize, class Stack>
-class ptx_source;
-
-/// PTX launches run on ptx_source.
-template <>
-struct source_of<ptx::launch> {
-    template <std::size_t W, class Stack>
-    using type = ptx_source<W, Stack>;
-};
-} // namespace warpkit::gpu
-
-#include <warpkit/gpu/ptx_source.hpp> // the source the specialisation names

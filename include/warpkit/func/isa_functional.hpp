@@ -6,9 +6,9 @@
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/reflect.hpp>
-#include <warpkit/gpu/global_memory.hpp>
-#include <warpkit/gpu/isa_executor.hpp>
-#include <warpkit/gpu/isa_kernel.hpp>
+#include <warpkit/func/global_memory.hpp>
+#include <warpkit/func/isa_executor.hpp>
+#include <warpkit/func/isa_kernel.hpp>
 #include <warpkit/isa/unit_class.hpp>
 #include <warpkit/simt/pdom_stack.hpp>
 
@@ -18,10 +18,10 @@
 #include <string>
 #include <vector>
 
-namespace warpkit::gpu {
+namespace warpkit::func {
 
 /// Options of a functional run.
-struct functional_params {
+struct isa_functional_params {
     /// Shared memory per block when the kernel does not declare `.shared` (bytes).
     std::uint32_t default_shared_bytes = 16384;
     /// Watchdog: a run executing more warp instructions than this stops with a sim_error.
@@ -31,17 +31,17 @@ struct functional_params {
         check_range("max_warp_instructions", max_warp_instructions, std::uint64_t{1},
                     std::uint64_t{1} << 50);
     }
-    WARPKIT_FIELDS(functional_params, default_shared_bytes, max_warp_instructions)
+    WARPKIT_FIELDS(isa_functional_params, default_shared_bytes, max_warp_instructions)
 };
 
 /// What a functional run executed.
-struct functional_stats {
+struct isa_functional_stats {
     std::uint64_t blocks = 0;
     std::uint64_t warp_instructions = 0;
     std::uint64_t thread_instructions = 0;
     std::array<std::uint64_t, isa::unit_class_count> by_unit{}; ///< warp instructions per class
     std::uint64_t barriers = 0;                                 ///< barrier releases
-    WARPKIT_FIELDS(functional_stats, blocks, warp_instructions, thread_instructions, by_unit,
+    WARPKIT_FIELDS(isa_functional_stats, blocks, warp_instructions, thread_instructions, by_unit,
                    barriers)
 };
 
@@ -59,12 +59,12 @@ inline void load_data(const isa_kernel& k, global_memory& mem) {
 /// instruction each. Throws sim_error on a kernel fault, a deadlock (live warps that can
 /// neither run nor be released from a barrier) or when the watchdog fires.
 template <std::size_t WarpSize = 32, class Stack = simt::pdom_stack<WarpSize>>
-functional_stats run_functional(const isa_kernel& k, global_memory& mem,
-                                const functional_params& p = {}) {
+isa_functional_stats run_functional(const isa_kernel& k, global_memory& mem,
+                                    const isa_functional_params& p = {}) {
     validate(p);
     if (k.warp_size() != WarpSize)
         throw config_error("warp_size", std::to_string(k.warp_size()), std::to_string(WarpSize));
-    functional_stats st;
+    isa_functional_stats st;
     const std::uint32_t shared_bytes =
         k.config().shared_bytes != 0 ? k.config().shared_bytes : p.default_shared_bytes;
     std::vector<warp_context<WarpSize, Stack>> warps(k.warps_per_block());
@@ -116,4 +116,4 @@ functional_stats run_functional(const isa_kernel& k, global_memory& mem,
     return st;
 }
 
-} // namespace warpkit::gpu
+} // namespace warpkit::func

@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-namespace warpkit::gpu {
+namespace warpkit::func {
 
 /// The static_inst of a warpkit-ISA instruction.
 [[nodiscard]] inline isa::static_inst static_info(const isa::instruction& in) {
@@ -185,4 +185,4 @@ private:
     std::uint32_t warps_ = 0;
 };
 
-} // namespace warpkit::gpu
+} // namespace warpkit::func

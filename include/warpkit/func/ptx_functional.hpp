@@ -2,15 +2,15 @@
 /// \file
 /// Functional (untimed) execution of a whole PTX launch: every block in order, its warps
 /// interleaved in turns of a few instructions, barriers honoured, with a watchdog and a
-/// deadlock report. It executes through gpu::ptx_source, the source the timed GPUs use, so
+/// deadlock report. It executes through func::ptx_source, the source the timed GPUs use, so
 /// the results of a timed run must equal it for any race-free kernel.
 
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/reflect.hpp>
-#include <warpkit/gpu/global_memory.hpp>
-#include <warpkit/gpu/instruction_source.hpp>
-#include <warpkit/gpu/ptx_source.hpp>
+#include <warpkit/func/global_memory.hpp>
+#include <warpkit/func/instruction_source.hpp>
+#include <warpkit/func/ptx_source.hpp>
 #include <warpkit/ptx/launch.hpp>
 #include <warpkit/simt/pdom_stack.hpp>
 
@@ -20,10 +20,10 @@
 #include <string>
 #include <vector>
 
-namespace warpkit::ptx {
+namespace warpkit::func {
 
 /// Options of a functional run.
-struct functional_params {
+struct ptx_functional_params {
     /// Watchdog: a run executing more warp instructions than this stops with a sim_error.
     std::uint64_t max_warp_instructions = 10'000'000'000ULL;
     /// Instructions a warp executes before the next warp of its block gets a turn.
@@ -33,18 +33,18 @@ struct functional_params {
                     std::uint64_t{1} << 50);
         check_range("turn", turn, 1U, 1U << 20);
     }
-    WARPKIT_FIELDS(functional_params, max_warp_instructions, turn)
+    WARPKIT_FIELDS(ptx_functional_params, max_warp_instructions, turn)
 };
 
 /// Runs every block of `l` to completion on `mem`. Throws sim_error on a kernel fault (naming
 /// the PTX line), a deadlock (live warps that can neither run nor leave a barrier; the report
 /// lists every warp) or when the watchdog fires.
 template <std::size_t WarpSize = 32, class Stack = simt::pdom_stack<WarpSize>>
-gpu::ptx_source_stats run_functional(const launch& l, gpu::global_memory& mem,
-                                     const functional_params& p = {}) {
+func::ptx_source_stats run_functional(const ptx::launch& l, func::global_memory& mem,
+                                      const ptx_functional_params& p = {}) {
     validate(p);
     const std::uint32_t warps = l.warps_per_block();
-    gpu::ptx_source<WarpSize, Stack> src(l, mem, warps, 1, l.shared_bytes());
+    func::ptx_source<WarpSize, Stack> src(l, mem, warps, 1, l.shared_bytes());
     std::vector<std::uint32_t> slots(warps);
     std::iota(slots.begin(), slots.end(), 0U);
     const auto& k = l.prepared();
@@ -56,7 +56,7 @@ gpu::ptx_source_stats run_functional(const launch& l, gpu::global_memory& mem,
                 for (std::uint32_t i = 0; i < p.turn && !src.finished(s) && !src.at_barrier(s);
                      ++i) {
                     const std::uint64_t n = src.stats().warp_instructions;
-                    (void)src.execute(s, gpu::exec_site{0, n});
+                    (void)src.execute(s, func::exec_site{0, n});
                     progressed = true;
                     if (n + 1 > p.max_warp_instructions)
                         throw sim_error("watchdog: more than " +
@@ -89,4 +89,4 @@ gpu::ptx_source_stats run_functional(const launch& l, gpu::global_memory& mem,
     return src.stats();
 }
 
-} // namespace warpkit::ptx
+} // namespace warpkit::func

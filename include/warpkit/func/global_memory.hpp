@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-namespace warpkit::gpu {
+namespace warpkit::func {
 
 /// A range of device memory a kernel may access, named for error messages (a buffer, a
 /// module `.global` variable).
@@ -343,4 +343,4 @@ private:
     mutable page_type* last_ = nullptr; // pages never move: the map holds unique_ptrs
 };
 
-} // namespace warpkit::gpu
+} // namespace warpkit::func

@@ -34,8 +34,9 @@
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/lane_mask.hpp>
 #include <warpkit/core/reflect.hpp>
-#include <warpkit/gpu/global_memory.hpp>
-#include <warpkit/gpu/instruction_source.hpp>
+#include <warpkit/func/global_memory.hpp>
+#include <warpkit/func/instruction_source.hpp>
+#include <warpkit/func/warp_storage.hpp>
 #include <warpkit/isa/dynamic_inst.hpp>
 #include <warpkit/ptx/ir.hpp>
 #include <warpkit/ptx/kernel.hpp>
@@ -43,6 +44,8 @@
 #include <warpkit/ptx/names.hpp>
 #include <warpkit/ptx/semantics.hpp>
 #include <warpkit/ptx/texture.hpp>
+#include <warpkit/ptx/warp_ops.hpp>
+#include <warpkit/ptx/warp_semantics.hpp>
 #include <warpkit/simt/concepts.hpp>
 
 #include <algorithm>
@@ -55,7 +58,7 @@
 #include <string>
 #include <vector>
 
-namespace warpkit::gpu {
+namespace warpkit::func {
 
 /// What a ptx_source executed.
 struct ptx_source_stats {
@@ -83,21 +86,12 @@ public:
     /// block gets max(`shared_bytes`, the launch's shared memory) bytes of shared memory.
     ptx_source(const ptx::launch& l, global_memory& mem, std::uint32_t warp_slots,
                std::uint32_t block_slots, std::uint32_t shared_bytes)
-        : l_(&l), k_(&l.prepared()), mem_(&mem), nregs_(k_->registers().size()),
-          local_bytes_(k_->local_bytes()), shared_bytes_(std::max(shared_bytes, l.shared_bytes())),
-          narrow_row_words_(std::size_t{k_->storage_rows(false)} * WarpSize),
-          wide_row_words_(std::size_t{k_->storage_rows(true)} * WarpSize), warps_(warp_slots),
-          blocks_(block_slots), home_(warp_slots, no_store) {
+        : l_(&l), k_(&l.prepared()), mem_(&mem),
+          shared_bytes_(std::max(shared_bytes, l.shared_bytes())), warps_(warp_slots),
+          blocks_(block_slots), storage_(*k_, warp_slots) {
         if (l.warp_size() != WarpSize)
             throw config_error("warp_size", std::to_string(l.warp_size()),
                                std::to_string(WarpSize));
-        reg_bits_.reserve(nregs_);
-        where_.reserve(nregs_);
-        for (std::uint32_t r = 0; r < nregs_; ++r) {
-            reg_bits_.push_back(ptx::bits(k_->registers()[r].t));
-            const auto at = k_->storage(r);
-            where_.push_back({at.row * static_cast<std::uint32_t>(WarpSize), at.wide});
-        }
         for (std::size_t pc = 0; pc < k_->size(); ++pc) {
             const auto o = k_->at(pc).in.opcode;
             if (o == ptx::op::shfl || o == ptx::op::vote || o == ptx::op::activemask)
@@ -172,7 +166,7 @@ public:
             if (w.stack.finished()) {
                 --blocks_[w.block].live_warps;
                 blocks_[w.block].live_halves -= w.halves;
-                release_(slot);
+                storage_.release(slot);
             }
             return d;
         }
@@ -213,7 +207,7 @@ public:
             return d;
         case op::cvta:
             for (const std::size_t l : exec)
-                put_(slot, p.dst[0], l, cvta_(in, read_(slot, p.src[0], l)), in.t);
+                put_(slot, p.dst[0], l, ptx::cvta(in, read_(slot, p.src[0], l)), in.t);
             w.stack.advance(next);
             return d;
         case op::mov:
@@ -257,9 +251,9 @@ public:
             w.halves = 2;
             const std::uint32_t first = i * static_cast<std::uint32_t>(WarpSize);
             w.stack.reset(0, mask::first_n(threads > first ? threads - first : 0));
-            release_(s);
+            storage_.release(s);
             if (!w.stack.finished()) {
-                acquire_(s);
+                storage_.acquire(s);
                 ++b.live_warps;
                 b.live_halves += 2;
             }
@@ -311,18 +305,9 @@ public:
         w.halves = 1;
         w.stack.keep(keep);
         t.stack.keep(live.minus(keep));
-        release_(into);
-        acquire_(into);
-        const std::size_t from = home_[slot], to = home_[into];
-        std::copy_n(narrow_.begin() + static_cast<std::ptrdiff_t>(from * narrow_row_words_),
-                    narrow_row_words_,
-                    narrow_.begin() + static_cast<std::ptrdiff_t>(to * narrow_row_words_));
-        std::copy_n(wide_.begin() + static_cast<std::ptrdiff_t>(from * wide_row_words_),
-                    wide_row_words_,
-                    wide_.begin() + static_cast<std::ptrdiff_t>(to * wide_row_words_));
-        const std::size_t bytes = WarpSize * local_bytes_;
-        std::copy_n(local_.begin() + static_cast<std::ptrdiff_t>(from * bytes), bytes,
-                    local_.begin() + static_cast<std::ptrdiff_t>(to * bytes));
+        storage_.release(into);
+        storage_.acquire(into);
+        storage_.copy(slot, into);
         ++blocks_[w.block].live_warps;
     }
     /// Pc of the warp in `slot` (for deadlock reports).
@@ -332,20 +317,14 @@ public:
     /// Value of virtual register `r` in lane `lane` of the live warp in `slot` (tests,
     /// debugging; a register not live at this point may read another's value).
     [[nodiscard]] std::uint64_t reg(std::uint32_t slot, std::uint32_t r, std::size_t lane) const {
-        WARPKIT_EXPECTS(r < nregs_ && lane < WarpSize && slot < warps_.size() &&
-                        home_[slot] != no_store);
+        WARPKIT_EXPECTS(r < storage_.registers() && lane < WarpSize && slot < warps_.size() &&
+                        storage_.holds(slot));
         return row_(slot, r).get(lane);
     }
     /// Bytes of register storage and local memory the pool holds (one warp's worth for each
     /// of the most warps that held storage at once) and what one warp holds.
-    [[nodiscard]] std::size_t storage_bytes() const noexcept {
-        return narrow_.size() * sizeof(std::uint32_t) + wide_.size() * sizeof(std::uint64_t) +
-               local_.size();
-    }
-    [[nodiscard]] std::size_t warp_storage_bytes() const noexcept {
-        return narrow_row_words_ * sizeof(std::uint32_t) + wide_row_words_ * sizeof(std::uint64_t) +
-               WarpSize * local_bytes_;
-    }
+    [[nodiscard]] std::size_t storage_bytes() const noexcept { return storage_.bytes(); }
+    [[nodiscard]] std::size_t warp_storage_bytes() const noexcept { return storage_.store_bytes(); }
 
     [[nodiscard]] const ptx_source_stats& stats() const noexcept { return st_; }
     [[nodiscard]] const ptx::launch& launch() const noexcept { return *l_; }
@@ -369,10 +348,7 @@ private:
         std::uint32_t expected = 0;    ///< half-warps the open barrier waits for (0: all live)
         std::int64_t barrier_id = -1;
     };
-    struct location {
-        ptx::space sp = ptx::space::global;
-        std::uint64_t addr = 0;
-    };
+    using location = ptx::space_address;
 
     [[noreturn]] void fault_(std::size_t pc, const std::string& what) const {
         throw sim_error(k_->where(pc) + ": " + what + " (kernel `" + k_->name() + "`, block " +
@@ -381,118 +357,21 @@ private:
     }
     [[nodiscard]] static std::string hex_(std::uint64_t v) { return global_memory::hex(v); }
 
-    // A register's lanes in a warp's storage: a row of 32-bit or of 64-bit values.
-    struct reg_row {
-        std::uint32_t* narrow = nullptr;
-        std::uint64_t* wide = nullptr;
-        [[nodiscard]] std::uint64_t get(std::size_t l) const noexcept {
-            return wide != nullptr ? wide[l] : narrow[l];
-        }
-        void set(std::size_t l, std::uint64_t v) const noexcept {
-            if (wide != nullptr)
-                wide[l] = v;
-            else
-                narrow[l] = static_cast<std::uint32_t>(v);
-        }
-    };
-    struct reg_place {
-        std::uint32_t offset = 0; ///< row * WarpSize
-        bool wide = false;
-    };
-    static constexpr std::uint32_t no_store = 0xffffffffU;
-
-    // The lanes of register r of the warp in `slot` (which holds storage). Const because
-    // readers are; writers (put_, each_) are non-const members.
+    using reg_row = typename warp_storage<WarpSize>::row;
     [[nodiscard]] reg_row row_(std::uint32_t slot, std::uint32_t r) const noexcept {
-        const reg_place at = where_[r];
-        const std::size_t s = home_[slot];
-        auto* wide = const_cast<std::uint64_t*>(wide_.data());
-        auto* narrow = const_cast<std::uint32_t*>(narrow_.data());
-        if (at.wide) return {nullptr, wide + s * wide_row_words_ + at.offset};
-        return {narrow + s * narrow_row_words_ + at.offset, nullptr};
+        return storage_.lanes(slot, r);
     }
-    // Gives the warp in `slot` zeroed register storage and local memory from the pool.
-    void acquire_(std::uint32_t slot) {
-        WARPKIT_EXPECTS(home_[slot] == no_store);
-        std::size_t s = 0;
-        if (!free_.empty()) {
-            s = free_.back();
-            free_.pop_back();
-            std::fill_n(narrow_.begin() + static_cast<std::ptrdiff_t>(s * narrow_row_words_),
-                        narrow_row_words_, 0U);
-            std::fill_n(wide_.begin() + static_cast<std::ptrdiff_t>(s * wide_row_words_),
-                        wide_row_words_, 0U);
-            std::fill_n(local_.begin() + static_cast<std::ptrdiff_t>(s * WarpSize * local_bytes_),
-                        WarpSize * local_bytes_, std::uint8_t{0});
-        } else {
-            s = stores_++;
-            narrow_.resize(stores_ * narrow_row_words_, 0U);
-            wide_.resize(stores_ * wide_row_words_, 0U);
-            local_.resize(stores_ * WarpSize * local_bytes_, 0U);
-        }
-        home_[slot] = static_cast<std::uint32_t>(s);
-    }
-    // Returns the storage of the warp in `slot` (if it holds any) to the pool.
-    void release_(std::uint32_t slot) {
-        if (home_[slot] == no_store) return;
-        free_.push_back(home_[slot]);
-        home_[slot] = no_store;
-    }
-    // Writes `v`, a value of type t, to register r of lane l: extended per t's signedness and
-    // cut to the register's width.
     void put_(std::uint32_t slot, std::uint32_t r, std::size_t l, std::uint64_t v, ptx::type t) {
-        if (r == ptx::no_index) return;
-        row_(slot, r).set(l, ptx::extend(t, v) & ptx::low_mask(reg_bits_[r]));
+        if (r != ptx::no_index) storage_.put(slot, r, l, v, t);
     }
 
     [[nodiscard]] std::uint64_t special_(const ptx::value_ref& v, std::size_t l) const {
         const auto& w = warps_[cur_slot_];
-        const auto& b = blocks_[w.block];
-        const auto& bd = l_->block();
-        const auto& gd = l_->grid();
-        const auto pick = [&](const isa::dim3& d) -> std::uint64_t {
-            return v.dim == 0 ? d.x : (v.dim == 1 ? d.y : d.z);
-        };
-        const std::uint64_t t = std::uint64_t{w.warp_in_block} * WarpSize + l;
-        const std::uint64_t lane_bit = std::uint64_t{1} << l;
-        using ptx::sreg;
-        switch (v.special) {
-        case sreg::tid:
-            return v.dim == 0 ? t % bd.x
-                              : (v.dim == 1 ? (t / bd.x) % bd.y : t / (std::uint64_t{bd.x} * bd.y));
-        case sreg::ntid:
-            return pick(bd);
-        case sreg::ctaid:
-            return pick(b.id);
-        case sreg::nctaid:
-            return pick(gd);
-        case sreg::laneid:
-            return l;
-        case sreg::warpid:
-            return w.warp_in_block;
-        case sreg::nwarpid:
-            return warps_.size();
-        case sreg::smid:
-            return site_.sm;
-        case sreg::nsmid:
-        case sreg::gridid:
-            return 0; // an SM's source does not know the GPU's SM count
-        case sreg::clock:
-            return site_.clock & 0xffffffffU;
-        case sreg::clock64:
-            return site_.clock;
-        case sreg::lanemask_eq:
-            return lane_bit;
-        case sreg::lanemask_le:
-            return (lane_bit << 1) - 1;
-        case sreg::lanemask_lt:
-            return lane_bit - 1;
-        case sreg::lanemask_ge:
-            return ~(lane_bit - 1) & 0xffffffffU;
-        case sreg::lanemask_gt:
-            return ~((lane_bit << 1) - 1) & 0xffffffffU;
-        }
-        return 0;
+        const ptx::thread_context c{l_->block(),     blocks_[w.block].id,
+                                    l_->grid(),      static_cast<std::uint32_t>(WarpSize),
+                                    w.warp_in_block, static_cast<std::uint32_t>(warps_.size()),
+                                    site_.sm,        site_.clock};
+        return ptx::special_register(v.special, v.dim, c, l);
     }
 
     [[nodiscard]] std::uint64_t read_(std::uint32_t slot, const ptx::value_ref& v,
@@ -506,37 +385,6 @@ private:
             return special_(v, l);
         default:
             return 0;
-        }
-    }
-
-    [[nodiscard]] static ptx::type result_type_(const ptx::instruction& in) noexcept {
-        using ptx::op;
-        using ptx::type;
-        switch (in.opcode) {
-        case op::setp:
-        case op::testp:
-            return type::pred;
-        case op::popc:
-        case op::clz:
-        case op::bfind:
-            return type::u32;
-        case op::mul:
-        case op::mad:
-            if (in.mode == ptx::mul_mode::wide) {
-                switch (in.t) {
-                case type::s16:
-                    return type::s32;
-                case type::u16:
-                    return type::u32;
-                case type::s32:
-                    return type::s64;
-                default:
-                    return type::u64;
-                }
-            }
-            return in.t;
-        default:
-            return in.t;
         }
     }
 
@@ -585,7 +433,7 @@ private:
         const std::uint32_t r = p.dst[0];
         if (r == ptx::no_index) return;
         const reg_row d = row_(slot, r);
-        const std::uint64_t m = ptx::low_mask(reg_bits_[r]);
+        const std::uint64_t m = ptx::low_mask(storage_.register_bits(r));
         if (d.wide != nullptr)
             each_into_(d.wide, exec, rt, m, f);
         else
@@ -603,120 +451,14 @@ private:
         }
     }
 
-    // The common instructions without modifiers, in tight per-lane loops; false: use the
-    // general path.
-    bool fast_alu_(std::uint32_t slot, const ptx::prepared_inst& p, mask exec, ptx::type rt) {
-        using ptx::op;
-        const ptx::instruction& in = p.in;
-        if (p.num_dst != 1 || p.reads_carry || p.writes_carry || in.sat || in.ftz) return false;
-        const operand_row& a = ops_[0];
-        const operand_row& b = ops_[1];
-        const operand_row& c = ops_[2];
-        const ptx::type t = in.t;
-        const bool fl = ptx::is_float(t);
-        const bool nearest = in.rnd == ptx::rounding::none || in.rnd == ptx::rounding::rn;
-        switch (in.opcode) {
-        case op::mov:
-            each_(slot, p, exec, rt, [&](std::size_t l) { return a.at(l); });
-            return true;
-        case op::add:
-            if (fl) {
-                if (t != ptx::type::f32 || !nearest) return false;
-                each_(slot, p, exec, rt, [&](std::size_t l) {
-                    return f32_(ptx::to_f32(a.at(l)) + ptx::to_f32(b.at(l)));
-                });
-            } else {
-                each_(slot, p, exec, rt, [&](std::size_t l) { return a.at(l) + b.at(l); });
-            }
-            return true;
-        case op::sub:
-            if (fl) return false;
-            each_(slot, p, exec, rt, [&](std::size_t l) { return a.at(l) - b.at(l); });
-            return true;
-        case op::mul:
-        case op::mad: {
-            const bool mad = in.opcode == op::mad;
-            if (fl) {
-                if (t != ptx::type::f32 || !nearest || mad) return false;
-                each_(slot, p, exec, rt, [&](std::size_t l) {
-                    return f32_(ptx::to_f32(a.at(l)) * ptx::to_f32(b.at(l)));
-                });
-                return true;
-            }
-            if (in.mode == ptx::mul_mode::hi) return false;
-            if (in.mode == ptx::mul_mode::wide) {
-                if (ptx::is_signed(t))
-                    each_(slot, p, exec, rt, [&](std::size_t l) {
-                        return static_cast<std::uint64_t>(ptx::as_signed(t, a.at(l)) *
-                                                          ptx::as_signed(t, b.at(l))) +
-                               (mad ? c.at(l) : 0);
-                    });
-                else
-                    each_(slot, p, exec, rt, [&](std::size_t l) {
-                        return ptx::truncate(t, a.at(l)) * ptx::truncate(t, b.at(l)) +
-                               (mad ? c.at(l) : 0);
-                    });
-                return true;
-            }
-            each_(slot, p, exec, rt,
-                  [&](std::size_t l) { return a.at(l) * b.at(l) + (mad ? c.at(l) : 0); });
-            return true;
-        }
-        case op::fma:
-            if (t != ptx::type::f32 || !nearest) return false;
-            each_(slot, p, exec, rt, [&](std::size_t l) {
-                return f32_(
-                    std::fma(ptx::to_f32(a.at(l)), ptx::to_f32(b.at(l)), ptx::to_f32(c.at(l))));
-            });
-            return true;
-        case op::and_:
-            each_(slot, p, exec, rt, [&](std::size_t l) { return a.at(l) & b.at(l); });
-            return true;
-        case op::or_:
-            each_(slot, p, exec, rt, [&](std::size_t l) { return a.at(l) | b.at(l); });
-            return true;
-        case op::xor_:
-            each_(slot, p, exec, rt, [&](std::size_t l) { return a.at(l) ^ b.at(l); });
-            return true;
-        case op::not_:
-            each_(slot, p, exec, rt, [&](std::size_t l) { return ~a.at(l); });
-            return true;
-        case op::shl:
-            each_(slot, p, exec, rt, [&](std::size_t l) { return ptx::shl(t, a.at(l), b.at(l)); });
-            return true;
-        case op::shr:
-            each_(slot, p, exec, rt, [&](std::size_t l) { return ptx::shr(t, a.at(l), b.at(l)); });
-            return true;
-        case op::selp:
-            each_(slot, p, exec, rt,
-                  [&](std::size_t l) { return (c.at(l) & 1U) != 0 ? a.at(l) : b.at(l); });
-            return true;
-        case op::setp: {
-            if (in.combine != ptx::bool_op::none) return false;
-            const ptx::cmp cm = in.compare;
-            each_(slot, p, exec, rt, [&](std::size_t l) -> std::uint64_t {
-                return ptx::compare(cm, t, false, a.at(l), b.at(l)) ? 1 : 0;
-            });
-            return true;
-        }
-        case op::cvt:
-            if (fl || ptx::is_float(in.t2) || in.t2 == ptx::type::pred || t == ptx::type::pred)
-                return false;
-            each_(slot, p, exec, rt, [&](std::size_t l) { return ptx::extend(in.t2, a.at(l)); });
-            return true;
-        default:
-            return false;
-        }
-    }
-    [[nodiscard]] static std::uint64_t f32_(float f) noexcept {
-        return f != f ? ptx::f32_canonical_nan : ptx::bits_of(f);
-    }
-
     void alu_(std::uint32_t slot, const ptx::prepared_inst& p, mask exec) {
         const ptx::instruction& in = p.in;
-        const ptx::type rt = result_type_(in);
+        const ptx::type rt = ptx::result_type(in);
         resolve_(slot, p, exec);
-        if (fast_alu_(slot, p, exec, rt)) return;
+        const bool plain = p.num_dst == 1 && !p.reads_carry && !p.writes_carry;
+        if (plain && ptx::evaluate_warp(in, ops_[0], ops_[1], ops_[2],
+                                        [&](auto&& f) { each_(slot, p, exec, rt, f); }))
+            return;
         const std::uint32_t cc = k_->carry_register();
         std::array<std::uint64_t, 6> src{};
         const std::span<const std::uint64_t> args(src.data(), p.num_src);
@@ -752,48 +494,6 @@ private:
         }
     }
 
-    [[nodiscard]] static std::uint64_t window_base_(ptx::space sp) noexcept {
-        switch (sp) {
-        case ptx::space::shared:
-            return ptx::generic_shared_base;
-        case ptx::space::local:
-            return ptx::generic_local_base;
-        case ptx::space::constant:
-            return ptx::generic_const_base;
-        case ptx::space::param:
-            return ptx::generic_param_base;
-        default:
-            return 0;
-        }
-    }
-    [[nodiscard]] static std::uint64_t cvta_(const ptx::instruction& in, std::uint64_t a) noexcept {
-        const std::uint64_t base = window_base_(in.sp);
-        const std::uint64_t v = in.to ? a - base : a + base;
-        return ptx::truncate(in.t, v);
-    }
-    [[nodiscard]] static location decode_generic_(std::uint64_t a) noexcept {
-        for (const auto sp :
-             {ptx::space::shared, ptx::space::local, ptx::space::constant, ptx::space::param}) {
-            const std::uint64_t base = window_base_(sp);
-            if (a >= base && a - base < ptx::generic_window_bytes) return {sp, a - base};
-        }
-        return {ptx::space::global, a};
-    }
-    [[nodiscard]] static const char* space_name_(ptx::space sp) noexcept {
-        switch (sp) {
-        case ptx::space::shared:
-            return "shared";
-        case ptx::space::local:
-            return "local";
-        case ptx::space::constant:
-            return "constant";
-        case ptx::space::param:
-            return "parameter";
-        default:
-            return "global";
-        }
-    }
-
     // The bytes of a non-global space at `a` for lane `l`, checked against the space's size.
     [[nodiscard]] std::uint8_t* bytes_(std::uint32_t slot, const location& loc, std::size_t l,
                                        unsigned size, bool write) {
@@ -807,8 +507,8 @@ private:
             break;
         }
         case ptx::space::local:
-            base = local_.data() + (std::size_t{home_[slot]} * WarpSize + l) * local_bytes_;
-            limit = local_bytes_;
+            base = storage_.local(slot, l);
+            limit = storage_.local_bytes();
             break;
         case ptx::space::constant:
             base = const_cast<std::uint8_t*>(k_->constant_bank().data());
@@ -822,14 +522,14 @@ private:
             break;
         }
         if (write && (loc.sp == ptx::space::constant || loc.sp == ptx::space::param))
-            fault_(cur_pc_, std::string("store to read-only ") + space_name_(loc.sp) +
+            fault_(cur_pc_, std::string("store to read-only ") + ptx::space_name(loc.sp) +
                                 " memory at offset " + hex_(loc.addr) + " (lane " +
                                 std::to_string(l) + ")");
         if (loc.addr > limit || limit - loc.addr < size)
-            fault_(cur_pc_, std::string(space_name_(loc.sp)) + " address " + hex_(loc.addr) + " (" +
-                                std::to_string(size) + " bytes, lane " + std::to_string(l) +
+            fault_(cur_pc_, std::string(ptx::space_name(loc.sp)) + " address " + hex_(loc.addr) +
+                                " (" + std::to_string(size) + " bytes, lane " + std::to_string(l) +
                                 ") is outside the " + std::to_string(limit) + " bytes of " +
-                                space_name_(loc.sp) + " memory");
+                                ptx::space_name(loc.sp) + " memory");
         return base + loc.addr;
     }
 
@@ -856,7 +556,8 @@ private:
         if (loc.sp != ptx::space::local) return loc.addr;
         // Local memory interleaves the threads of a warp access by access (words for 4-byte
         // accesses), as NVIDIA GPUs lay it out: a warp reading one variable reads one block.
-        const std::uint64_t at = std::uint64_t{slot} * ((local_bytes_ + 15) / 16 * 16) + loc.addr;
+        const std::uint64_t at =
+            std::uint64_t{slot} * ((storage_.local_bytes() + 15) / 16 * 16) + loc.addr;
         return ptx::generic_local_base + ((at / chunk) * WarpSize + l) * chunk + at % chunk;
     }
 
@@ -896,7 +597,7 @@ private:
         bool mixed = false;
         for (const std::size_t l : exec) {
             const std::uint64_t a = address_(slot, p, l);
-            location loc = generic ? decode_generic_(a) : location{p.addr.sp, a};
+            location loc = generic ? ptx::decode_generic(a) : location{p.addr.sp, a};
             if (p.call_param) loc.sp = ptx::space::local;
             if (first) {
                 seen = loc.sp;
@@ -909,9 +610,10 @@ private:
                 fault_(cur_pc_, "global address " + hex_(loc.addr) + " (lane " + std::to_string(l) +
                                     ") lies in the range of the generic windows, outside them");
             if ((loc.addr & align_mask) != 0)
-                fault_(cur_pc_, std::string(space_name_(loc.sp)) + " address " + hex_(loc.addr) +
-                                    " (lane " + std::to_string(l) + ") is not aligned to the " +
-                                    std::to_string(size * vec) + "-byte access");
+                fault_(cur_pc_, std::string(ptx::space_name(loc.sp)) + " address " +
+                                    hex_(loc.addr) + " (lane " + std::to_string(l) +
+                                    ") is not aligned to the " + std::to_string(size * vec) +
+                                    "-byte access");
             if (loc.sp == ptx::space::global && mem_->bounds_checked())
                 check_bounds_(loc.addr, align_mask + 1, l);
             d.addr[l] = timing_address_(slot, loc, l, align_mask + 1);
@@ -932,7 +634,7 @@ private:
                 const std::uint64_t b = p.num_src > 0 ? read_(slot, p.src[0], l) : 0;
                 const std::uint64_t c = p.num_src > 1 ? read_(slot, p.src[1], l) : 0;
                 const std::uint64_t old = load_(slot, loc, l, size);
-                store_(slot, loc, l, size, atomic_(in, old, b, c));
+                store_(slot, loc, l, size, ptx::atomic_result(in, old, b, c));
                 if (in.opcode == op::atom) put_(slot, p.dst[0], l, old, in.t);
                 break;
             }
@@ -1030,50 +732,6 @@ private:
                             ") is outside every allocation: " + mem_->nearest_allocation(a));
     }
 
-    [[nodiscard]] static std::uint64_t atomic_(const ptx::instruction& in, std::uint64_t old,
-                                               std::uint64_t b, std::uint64_t c) {
-        using ptx::atom_op;
-        const ptx::type t = in.t;
-        switch (in.aop) {
-        case atom_op::add:
-            if (t == ptx::type::f32) // atom.add.f32 flushes subnormals, rounds to nearest
-                return ptx::fp_binary(ptx::fp_binary_op::add, t, ptx::rounding::rn, true, false,
-                                      old, b);
-            if (ptx::is_float(t))
-                return ptx::fp_binary(ptx::fp_binary_op::add, t, ptx::rounding::rn, false, false,
-                                      old, b);
-            return ptx::int_add(t, old, b);
-        case atom_op::min:
-            if (ptx::is_float(t))
-                return ptx::fp_binary(ptx::fp_binary_op::min, t, ptx::rounding::rn, false, false,
-                                      old, b);
-            return ptx::int_min(t, old, b);
-        case atom_op::max:
-            if (ptx::is_float(t))
-                return ptx::fp_binary(ptx::fp_binary_op::max, t, ptx::rounding::rn, false, false,
-                                      old, b);
-            return ptx::int_max(t, old, b);
-        case atom_op::inc:
-            return ptx::truncate(t, old) >= ptx::truncate(t, b) ? 0 : ptx::truncate(t, old + 1);
-        case atom_op::dec:
-            return (ptx::truncate(t, old) == 0 || ptx::truncate(t, old) > ptx::truncate(t, b))
-                       ? ptx::truncate(t, b)
-                       : ptx::truncate(t, old - 1);
-        case atom_op::exch:
-            return ptx::truncate(t, b);
-        case atom_op::cas:
-            return ptx::truncate(t, old) == ptx::truncate(t, b) ? ptx::truncate(t, c) : old;
-        case atom_op::and_:
-            return ptx::truncate(t, old & b);
-        case atom_op::or_:
-            return ptx::truncate(t, old | b);
-        case atom_op::xor_:
-            return ptx::truncate(t, old ^ b);
-        default:
-            return old;
-        }
-    }
-
     void barrier_(warp& w, const ptx::prepared_inst& p, mask exec) {
         auto& b = blocks_[w.block];
         const std::size_t first = exec.first();
@@ -1100,36 +758,10 @@ private:
         for (std::size_t l = 0; l < WarpSize; ++l)
             a[l] = read_(slot, p.src[0], l);
         for (const std::size_t l : exec) {
-            const auto lane = static_cast<std::int64_t>(l);
-            const auto bval = static_cast<std::int64_t>(read_(slot, p.src[1], l) & 31U);
-            const std::uint64_t c = read_(slot, p.src[2], l);
-            const auto cval = static_cast<std::int64_t>(c & 31U);
-            const auto seg = static_cast<std::int64_t>((c >> 8) & 31U);
-            const std::int64_t max_lane = (lane & seg) | (cval & ~seg);
-            const std::int64_t min_lane = lane & seg;
-            std::int64_t j = lane;
-            bool pval = false;
-            switch (p.in.shfl) {
-            case ptx::shfl_mode::up:
-                j = lane - bval;
-                pval = j >= max_lane;
-                break;
-            case ptx::shfl_mode::down:
-                j = lane + bval;
-                pval = j <= max_lane;
-                break;
-            case ptx::shfl_mode::bfly:
-                j = lane ^ bval;
-                pval = j <= max_lane;
-                break;
-            default:
-                j = min_lane | (bval & ~seg);
-                pval = j <= max_lane;
-                break;
-            }
-            if (!pval || j < 0 || j >= static_cast<std::int64_t>(WarpSize)) j = lane;
-            put_(slot, p.dst[0], l, a[static_cast<std::size_t>(j)], ptx::type::b32);
-            if (p.num_dst > 1) put_(slot, p.dst[1], l, pval ? 1 : 0, ptx::type::pred);
+            const ptx::shuffle_source from = ptx::shuffle_lane(
+                p.in.shfl, l, read_(slot, p.src[1], l), read_(slot, p.src[2], l), WarpSize);
+            put_(slot, p.dst[0], l, a[from.lane], ptx::type::b32);
+            if (p.num_dst > 1) put_(slot, p.dst[1], l, from.valid ? 1 : 0, ptx::type::pred);
         }
     }
 
@@ -1142,21 +774,7 @@ private:
         mask yes;
         for (const std::size_t l : members)
             if ((read_(slot, p.src[0], l) & 1U) != 0) yes.set(l);
-        std::uint64_t v = 0;
-        switch (p.in.vote) {
-        case ptx::vote_mode::all:
-            v = yes == members ? 1 : 0;
-            break;
-        case ptx::vote_mode::any:
-            v = yes.any() ? 1 : 0;
-            break;
-        case ptx::vote_mode::uni:
-            v = (yes.none() || yes == members) ? 1 : 0;
-            break;
-        default:
-            v = yes.bits();
-            break;
-        }
+        const std::uint64_t v = ptx::vote_result(p.in.vote, yes.bits(), members.bits());
         const ptx::type rt = p.in.vote == ptx::vote_mode::ballot ? ptx::type::b32 : ptx::type::pred;
         for (const std::size_t l : exec)
             put_(slot, p.dst[0], l, v, rt);
@@ -1167,21 +785,10 @@ private:
     global_memory* mem_;
     std::optional<ptx::texture_header> last_texture_; // the texture object last fetched from
     std::uint64_t texture_handle_ = 0;
-    std::size_t nregs_;
-    std::size_t local_bytes_;
     std::uint32_t shared_bytes_;
-    std::size_t narrow_row_words_; // 32-bit values of one warp's storage
-    std::size_t wide_row_words_;   // 64-bit values of one warp's storage
     std::vector<warp> warps_;
     std::vector<cta> blocks_;
-    std::vector<std::uint32_t> narrow_; // [store][row][lane]
-    std::vector<std::uint64_t> wide_;   // [store][row][lane]
-    std::vector<std::uint8_t> local_;   // [store][lane][byte]
-    std::vector<std::uint32_t> home_;   // per warp slot: its store, or no_store
-    std::vector<std::uint32_t> free_;   // stores no warp holds
-    std::size_t stores_ = 0;
-    std::vector<reg_place> where_; // per virtual register
-    std::vector<unsigned> reg_bits_;
+    warp_storage<WarpSize> storage_; // registers and local memory of the running warps
     ptx_source_stats st_;
     exec_site site_{};
     std::array<operand_row, 6> ops_{};
@@ -1193,4 +800,25 @@ private:
     bool can_cut_ = true;
 };
 
-} // namespace warpkit::gpu
+/// Writes the initialisers of the kernel's module `.global` variables to device memory (zeros
+/// where none is given): the host does this once when it loads the module.
+inline void load_globals(const ptx::kernel& k, global_memory& mem) {
+    for (const auto& g : k.globals()) {
+        std::vector<std::uint8_t> bytes(g.bytes, 0);
+        std::copy(g.init.begin(),
+                  g.init.begin() +
+                      static_cast<std::ptrdiff_t>(std::min<std::size_t>(g.init.size(), g.bytes)),
+                  bytes.begin());
+        mem.write_bytes(g.address, bytes);
+        mem.allocate(g.address, g.bytes, g.name);
+    }
+}
+
+/// PTX launches run on ptx_source.
+template <>
+struct source_of<ptx::launch> {
+    template <std::size_t W, class Stack>
+    using type = ptx_source<W, Stack>;
+};
+
+} // namespace warpkit::func

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <span>
 
-namespace warpkit::gpu {
+namespace warpkit::func {
 
 /// Where a warp executes: the SM number (%smid) and the current core cycle (%clock).
 struct exec_site {
@@ -96,4 +96,4 @@ concept launchable_kernel = requires(const K& k) {
     { k.shared_bytes() } -> std::convertible_to<std::uint32_t>; ///< per block; 0: none declared
 };
 
-} // namespace warpkit::gpu
+} // namespace warpkit::func

@@ -4,11 +4,11 @@
 
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/lane_mask.hpp>
-#include <warpkit/gpu/functional.hpp>
-#include <warpkit/gpu/global_memory.hpp>
-#include <warpkit/gpu/instruction_source.hpp>
-#include <warpkit/gpu/isa_executor.hpp>
-#include <warpkit/gpu/isa_kernel.hpp>
+#include <warpkit/func/global_memory.hpp>
+#include <warpkit/func/instruction_source.hpp>
+#include <warpkit/func/isa_executor.hpp>
+#include <warpkit/func/isa_functional.hpp>
+#include <warpkit/func/isa_kernel.hpp>
 #include <warpkit/isa/dynamic_inst.hpp>
 
 #include <cstddef>
@@ -16,7 +16,7 @@
 #include <span>
 #include <vector>
 
-namespace warpkit::gpu {
+namespace warpkit::func {
 
 /// The warps of one SM running a warpkit-ISA kernel: functional state per warp slot and
 /// per block slot. Holds references to the kernel and to device memory, which outlive it.
@@ -44,7 +44,7 @@ public:
     isa::dynamic_inst<WarpSize> execute(std::uint32_t slot, exec_site site) {
         auto& w = warps_.at(slot);
         auto& b = blocks_.at(block_of_[slot]);
-        auto d = gpu::execute(*k_, w, b, *mem_, site);
+        auto d = func::execute(*k_, w, b, *mem_, site);
         d.warp = slot;
         if (w.finished()) --b.live_warps;
         return d;
@@ -122,4 +122,4 @@ struct source_of<isa_kernel> {
     using type = isa_source<W, Stack>;
 };
 
-} // namespace warpkit::gpu
+} // namespace warpkit::func

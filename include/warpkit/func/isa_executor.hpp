@@ -7,9 +7,9 @@
 
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/lane_mask.hpp>
-#include <warpkit/gpu/global_memory.hpp>
-#include <warpkit/gpu/instruction_source.hpp>
-#include <warpkit/gpu/isa_kernel.hpp>
+#include <warpkit/func/global_memory.hpp>
+#include <warpkit/func/instruction_source.hpp>
+#include <warpkit/func/isa_kernel.hpp>
 #include <warpkit/isa/dynamic_inst.hpp>
 #include <warpkit/isa/semantics.hpp>
 #include <warpkit/isa/special_register.hpp>
@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-namespace warpkit::gpu {
+namespace warpkit::func {
 
 /// The functional state of one block (CTA): its coordinates, shared memory and barrier.
 struct cta_context {
@@ -241,4 +241,4 @@ execute(const isa_kernel& k, warp_context<WarpSize, Stack>& w, cta_context& cta,
     return d;
 }
 
-} // namespace warpkit::gpu
+} // namespace warpkit::func

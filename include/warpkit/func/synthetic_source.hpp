@@ -12,7 +12,7 @@
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/reflect.hpp>
 #include <warpkit/core/rng.hpp>
-#include <warpkit/gpu/instruction_source.hpp>
+#include <warpkit/func/instruction_source.hpp>
 #include <warpkit/isa/dynamic_inst.hpp>
 #include <warpkit/isa/opcode.hpp>
 #include <warpkit/isa/unit_class.hpp>
@@ -27,7 +27,7 @@
 #include <string_view>
 #include <vector>
 
-namespace warpkit::gpu {
+namespace warpkit::func {
 
 /// Shape of a synthetic workload. The four unit fractions are shares of the warp instructions
 /// before EXIT and add up to 1; the other fractions are shares within a class.
@@ -450,4 +450,4 @@ private:
 
 static_assert(instruction_source<synthetic_source<32>, 32>);
 
-} // namespace warpkit::gpu
+} // namespace warpkit::func

@@ -1,0 +1,17 @@
+#pragma once
+/// \file
+/// Everything in warpkit/func: functional execution. Device memory, the instruction-source
+/// contract the SM timing model reads warps through, and the sources that execute the
+/// warpkit ISA, PTX and synthetic instruction streams, with whole-launch functional runs of
+/// the first two (the references the timed runs must agree with).
+
+#include <warpkit/func/global_memory.hpp>
+#include <warpkit/func/instruction_source.hpp>
+#include <warpkit/func/isa_executor.hpp>
+#include <warpkit/func/isa_functional.hpp>
+#include <warpkit/func/isa_kernel.hpp>
+#include <warpkit/func/isa_source.hpp>
+#include <warpkit/func/ptx_functional.hpp>
+#include <warpkit/func/ptx_source.hpp>
+#include <warpkit/func/synthetic_source.hpp>
+#include <warpkit/func/warp_storage.hpp>
