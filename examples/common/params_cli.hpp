@@ -11,8 +11,12 @@
 #include <warpkit/core/params.hpp>
 #include <warpkit/gpu/preset_registry.hpp>
 
+#include <CLI/CLI.hpp>
+
 #include <cstdio>
+#include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace example {
@@ -76,5 +80,49 @@ preset_params(const std::string& name, const std::vector<std::string>& settings)
     }
     return out;
 }
+
+/// The parameter options every preset-running tool takes: --preset, --config, --set,
+/// --list-presets and --dump-params.
+struct preset_options {
+    std::string preset = "fermi_gtx480";
+    std::string config_file;
+    std::vector<std::string> overrides; ///< --set, in order
+    bool list_presets = false;
+    bool dump_params = false;
+
+    /// Adds the options to `app` (`with_preset`: false for a tool that takes its presets
+    /// otherwise, for example as a repeatable option of its own).
+    void add_to(CLI::App& app, bool with_preset = true) {
+        if (with_preset)
+            app.add_option("--preset", preset, "the GPU preset (--list-presets lists them)")
+                ->capture_default_str();
+        app.add_option("--config", config_file,
+                       "the preset's parameters from a JSON file (as --dump-params or --json "
+                       "write them; a part of one is fine; --set wins over it)");
+        app.add_option("--set", overrides, "override a preset parameter: key=value (repeatable)");
+        app.add_flag("--list-presets", list_presets, "list the presets and exit");
+        app.add_flag("--dump-params", dump_params,
+                     "print the preset's parameters (with --config and --set) as JSON and exit");
+    }
+    /// The settings to apply, in order: the --config file's, then --set's.
+    [[nodiscard]] std::vector<std::string> settings() const {
+        std::vector<std::string> out;
+        if (!config_file.empty()) out = config_file_settings(config_file);
+        out.insert(out.end(), overrides.begin(), overrides.end());
+        return out;
+    }
+    /// Prints what --list-presets or --dump-params ask for; true when the tool is done.
+    bool print_requested(std::ostream& out) const {
+        if (list_presets) {
+            out << preset_list();
+            return true;
+        }
+        if (dump_params) {
+            out << warpkit::params_to_json(preset_params(preset, settings())).dump(2) << '\n';
+            return true;
+        }
+        return false;
+    }
+};
 
 } // namespace example

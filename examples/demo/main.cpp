@@ -2,6 +2,7 @@
 // kernel runs through the timing model; its device memory afterwards is compared with a
 // functional run of the same kernel, and a short report per kernel follows.
 #include "../common/gpu_runner.hpp"
+#include "../common/params_cli.hpp"
 #include "../common/tool_main.hpp"
 
 #include <warpkit/gpu/preset_registry.hpp>
@@ -19,13 +20,10 @@ namespace {
 
 int tool_main(int argc, char** argv) {
     CLI::App app{"warpkit-demo: bundled kernels on a warpkit GPU preset"};
-    std::string preset = "fermi_gtx480";
+    example::preset_options presets;
     std::string dir = "examples/kernels";
-    std::vector<std::string> overrides;
-    app.add_option("--preset", preset,
-                   "fermi_gtx480, tesla_seed004, amoeba_48 or amoeba_48_fused");
+    presets.add_to(app);
     app.add_option("--kernels", dir, "directory of kernel assembly files (*.s)");
-    app.add_option("--set", overrides, "override a preset parameter: key=value (repeatable)");
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -33,6 +31,9 @@ int tool_main(int argc, char** argv) {
     }
 
     try {
+        if (presets.print_requested(std::cout)) return 0;
+        const std::string& preset = presets.preset;
+        const std::vector<std::string> overrides = presets.settings();
         std::vector<std::string> files;
         std::error_code ec;
         for (const auto& e : std::filesystem::directory_iterator(dir, ec))

@@ -133,15 +133,14 @@ void run_ptx(const std::string& preset, const std::string& ptx_file, const std::
 
 int tool_main(int argc, char** argv) {
     CLI::App app{"warpkit-run: run a kernel on a warpkit GPU preset"};
-    std::string preset = "fermi_gtx480";
+    example::preset_options presets;
     std::string kernel;
     std::string ptx_file;
     std::string entry;
     std::string launch_file;
-    std::vector<std::string> overrides;
     std::string json_out;
     bool print_params = false;
-    app.add_option("--preset", preset, "fermi_gtx480, tesla_seed004, amoeba_48 or amoeba_48_fused");
+    presets.add_to(app);
     auto* isa =
         app.add_option("--kernel", kernel, "warpkit-ISA kernel: assembly (.s) or image (.hex)");
     auto* ptx = app.add_option("--ptx", ptx_file, "PTX file (nvcc -ptx output)");
@@ -168,16 +167,6 @@ int tool_main(int argc, char** argv) {
     app.add_flag("--no-bounds-check", no_bounds_check,
                  "do not check global accesses against the launch file's buffers (faster)")
         ->needs(ptx);
-    std::string config_file;
-    bool list_presets = false;
-    bool dump_params = false;
-    app.add_option("--config", config_file,
-                   "the preset's parameters from a JSON file (as --dump-params or --json write "
-                   "them; a part of one is fine; --set wins over it)");
-    app.add_option("--set", overrides, "override a preset parameter: key=value (repeatable)");
-    app.add_flag("--list-presets", list_presets, "list the presets and exit");
-    app.add_flag("--dump-params", dump_params,
-                 "print the preset's parameters (with --config and --set) as JSON and exit");
     app.add_option("--json", json_out, "write params and stats as JSON to this file");
     app.add_flag("--print-params", print_params, "print the preset's parameters");
     isa->excludes(ptx);
@@ -188,20 +177,9 @@ int tool_main(int argc, char** argv) {
     }
 
     try {
-        if (list_presets) {
-            std::cout << example::preset_list();
-            return 0;
-        }
-        if (!config_file.empty()) {
-            auto settings = example::config_file_settings(config_file);
-            settings.insert(settings.end(), overrides.begin(), overrides.end());
-            overrides = std::move(settings);
-        }
-        if (dump_params) {
-            std::cout << wk::params_to_json(example::preset_params(preset, overrides)).dump(2)
-                      << '\n';
-            return 0;
-        }
+        if (presets.print_requested(std::cout)) return 0;
+        const std::string& preset = presets.preset;
+        const std::vector<std::string> overrides = presets.settings();
         if (!ptx_file.empty()) {
             if (list) {
                 list_entries(ptx_file);

@@ -5,9 +5,11 @@
 // stops the soak. Resident memory is reported at the start and the end, and per preset after
 // the first tenth of its cycles (warm) and after its last run, so growth over a long run shows.
 //
-//   warpkit-soak [--cycles N] [--preset NAME]... [--kernels DIR] [--set key=value]...
-//                [--max-growth-mb MB]
+//   warpkit-soak [--cycles N] [--preset NAME]... [--kernels DIR] [--config F.json]
+//                [--set key=value]... [--max-growth-mb MB]
+//   warpkit-soak --list-presets | [--preset NAME] [--config F] [--set k=v]... --dump-params
 #include "../common/gpu_runner.hpp"
+#include "../common/params_cli.hpp"
 #include "../common/tool_main.hpp"
 #include "../power/gpu_activity.hpp"
 
@@ -129,13 +131,13 @@ int tool_main(int argc, char** argv) {
     std::uint64_t budget = 100'000'000;
     std::vector<std::string> presets;
     std::string dir = "examples/kernels";
-    std::vector<std::string> overrides;
+    example::preset_options params;
     double max_growth_mb = 0;
     app.add_option("--cycles", budget, "simulated core cycles in total, shared by the presets")
         ->check(CLI::PositiveNumber);
     app.add_option("--preset", presets, "preset to soak (repeatable; default: every preset)");
     app.add_option("--kernels", dir, "directory of kernel assembly files (*.s)");
-    app.add_option("--set", overrides, "override a preset parameter: key=value (repeatable)");
+    params.add_to(app, false);
     app.add_option("--max-growth-mb", max_growth_mb,
                    "fail when a preset's resident memory grows by more than this from its warm "
                    "point to its end (0: report only)");
@@ -146,6 +148,9 @@ int tool_main(int argc, char** argv) {
     }
 
     try {
+        if (!presets.empty()) params.preset = presets.front(); // the one --dump-params prints
+        if (params.print_requested(std::cout)) return 0;
+        const std::vector<std::string> overrides = params.settings();
         if (presets.empty())
             for (const auto n : wk::gpu::preset_names)
                 presets.emplace_back(n);

@@ -1,3 +1,4 @@
+#include <warpkit/core/concepts.hpp>
 #include <warpkit/core/delay_line.hpp>
 #include <warpkit/core/fifo.hpp>
 #include <warpkit/core/latch.hpp>
@@ -124,6 +125,26 @@ TEST_CASE("latch: written in cycle n, visible in n + 1, stalls while unread") {
     l.tick();
     CHECK(l.take() == 2);
     CHECK(l.empty());
+}
+
+TEST_CASE("delay_line and latch ticks report whether they held anything") {
+    static_assert(warpkit::reporting_tickable<delay_line<int>>);
+    static_assert(warpkit::reporting_tickable<latch<int>>);
+    delay_line<int> d(2);
+    CHECK_FALSE(d.tick());
+    d.push(1);
+    CHECK(d.tick()); // in flight
+    CHECK(d.tick()); // ready, not taken
+    CHECK(d.take() == 1);
+    CHECK_FALSE(d.tick());
+
+    latch<int> l;
+    CHECK_FALSE(l.tick());
+    l.write(5);
+    CHECK(l.tick()); // moves to the output
+    CHECK(l.tick()); // held, unread
+    CHECK(l.take() == 5);
+    CHECK_FALSE(l.tick());
 }
 
 namespace {

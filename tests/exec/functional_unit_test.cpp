@@ -1,3 +1,4 @@
+#include <warpkit/core/concepts.hpp>
 #include <warpkit/core/json.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/rng.hpp>
@@ -210,9 +211,25 @@ TEST_CASE("contracts and parameter validation") {
     const auto j = warpkit::params_to_json(exec::timing_params{});
     CHECK(j["int_mul"]["initiation_interval"] == 2);
     CHECK(j["fp_mad"]["latency"] == 5);
-    CHECK(exec::timing_params{}.max_latency(unit_class::fp) == 330); // double divide
+    CHECK(exec::timing_params{}.max_latency(unit_class::fp) == 330);      // double divide
     CHECK(exec::timing_params{}.max_latency(unit_class::int_alu) == 145); // integer divide
     CHECK(j["dp_fma"]["initiation_interval"] == 8);
     CHECK(exec::timing_params{}.max_latency(unit_class::branch) == 0);
     CHECK(warpkit::stats_to_json(fp.stats()).contains("issued_by_class"));
+}
+
+TEST_CASE("tick reports work: true while an instruction is in the pipeline, false when idle") {
+    static_assert(warpkit::reporting_tickable<exec::functional_unit<int>>);
+    exec::timing_params t;
+    t.int_add = {4, 1};
+    exec::functional_unit<int> u(unit_class::int_alu, t);
+    CHECK_FALSE(u.tick()); // empty
+    u.issue(op_class::int_add, 1);
+    std::vector<bool> busy;
+    for (int c = 0; c < 6; ++c)
+        busy.push_back(u.tick());
+    // In the pipeline during the 4 cycles from issue to readiness; the result waiting in the
+    // result buffer is not pipeline work.
+    CHECK(busy == std::vector<bool>{true, true, true, true, false, false});
+    CHECK(u.results() == 1);
 }

@@ -7,8 +7,8 @@
 #include <warpkit/core/json.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/func/isa_functional.hpp>
-#include <warpkit/gpu/gpu.hpp>
 #include <warpkit/func/isa_kernel.hpp>
+#include <warpkit/gpu/gpu.hpp>
 #include <warpkit/gpu/preset_registry.hpp>
 #include <warpkit/gpu/presets.hpp>
 #include <warpkit/isa/assembler.hpp>
@@ -17,6 +17,8 @@
 #include <nlohmann/json.hpp>
 
 #include <doctest/doctest.h>
+
+#include "../bad_input.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -27,32 +29,8 @@
 
 namespace {
 
-// The message of the warpkit error `f` throws, checking that its class is exactly E.
-template <class E, class F>
-std::string thrown(F&& f) {
-    try {
-        f();
-    } catch (const warpkit::error& e) {
-        CHECK_MESSAGE(typeid(e) == typeid(E), "threw " << typeid(e).name() << ": " << e.what());
-        return e.what();
-    }
-    FAIL("nothing was thrown");
-    return {};
-}
-
-// A fresh folder of the test's own, removed with its contents at the end.
-struct temp_dir {
-    std::filesystem::path path = std::filesystem::temp_directory_path() /
-                                 ("warpkit-gpu-bad-input-" + std::to_string(::getpid()));
-    temp_dir() { std::filesystem::create_directories(path); }
-    ~temp_dir() { std::filesystem::remove_all(path); }
-    temp_dir(const temp_dir&) = delete;
-    temp_dir& operator=(const temp_dir&) = delete;
-    std::string write(const std::string& name, const std::string& text) const {
-        std::ofstream(path / name, std::ios::binary) << text;
-        return (path / name).string();
-    }
-};
+using bad_input::temp_dir;
+using bad_input::thrown;
 
 bool contains(const std::string& s, const std::string& part) {
     return s.find(part) != std::string::npos;
@@ -195,25 +173,27 @@ TEST_CASE("presets by name: an unknown name lists the known presets") {
 }
 
 TEST_CASE("examples' kernel loader: missing and empty files, unknown presets, zero SMs") {
-    const temp_dir dir;
+    const temp_dir dir("gpu-bad-input");
     const std::string absent = (dir.path / "absent.s").string();
     CHECK(thrown<error>([&] { (void)example::load_program(absent); }) ==
           "cannot read '" + absent + "': No such file or directory");
     CHECK(thrown<error>([&] { (void)example::load_program(dir.path.string()); }) ==
           "cannot read '" + dir.path.string() + "': it is a directory");
-    const std::string empty_s = dir.write("empty.s", "");
+    const std::string empty_s = dir.write("empty.s", "").string();
     CHECK(thrown<parse_error>([&] { (void)example::load_program(empty_s); }) ==
           empty_s + ":1:1: no instructions (a kernel needs at least EXIT)");
-    const std::string comment_s = dir.write("comment.s", ".kernel k\n.block 32\n; no code\n");
+    const std::string comment_s =
+        dir.write("comment.s", ".kernel k\n.block 32\n; no code\n").string();
     CHECK(thrown<parse_error>([&] { (void)example::load_program(comment_s); }) ==
           comment_s + ":4:1: no instructions (a kernel needs at least EXIT)");
-    const std::string empty_hex = dir.write("empty.hex", "");
+    const std::string empty_hex = dir.write("empty.hex", "").string();
     CHECK(thrown<parse_error>([&] { (void)example::load_program(empty_hex); }) ==
           empty_hex + ":1:1: image has no GRID entry");
-    const std::string no_code_hex = dir.write("nocode.hex", "000100401 100100420 f00000000\n");
+    const std::string no_code_hex =
+        dir.write("nocode.hex", "000100401 100100420 f00000000\n").string();
     CHECK(thrown<parse_error>([&] { (void)example::load_program(no_code_hex); }) ==
           no_code_hex + ":2:1: image has no INSTR entry (a kernel needs at least EXIT)");
-    const std::string exit_s = dir.write("exit.s", ".block 32\nEXIT\n");
+    const std::string exit_s = dir.write("exit.s", ".block 32\nEXIT\n").string();
     const func::isa_kernel k(example::load_program(exit_s));
     func::global_memory mem;
     CHECK(thrown<config_error>([&] { (void)example::run_preset("gtx9000", k, mem, {}); }) ==

@@ -9,6 +9,8 @@
 
 #include <doctest/doctest.h>
 
+#include "../bad_input.hpp"
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -19,32 +21,8 @@
 
 namespace {
 
-// The message of the warpkit error `f` throws, checking that its class is exactly E.
-template <class E, class F>
-std::string thrown(F&& f) {
-    try {
-        f();
-    } catch (const warpkit::error& e) {
-        CHECK_MESSAGE(typeid(e) == typeid(E), "threw " << typeid(e).name() << ": " << e.what());
-        return e.what();
-    }
-    FAIL("nothing was thrown");
-    return {};
-}
-
-// A fresh folder of the test's own, removed with its contents at the end.
-struct temp_dir {
-    std::filesystem::path path = std::filesystem::temp_directory_path() /
-                                 ("warpkit-host-bad-input-" + std::to_string(::getpid()));
-    temp_dir() { std::filesystem::create_directories(path); }
-    ~temp_dir() { std::filesystem::remove_all(path); }
-    temp_dir(const temp_dir&) = delete;
-    temp_dir& operator=(const temp_dir&) = delete;
-    std::filesystem::path write(const std::string& name, const std::string& text) const {
-        std::ofstream(path / name, std::ios::binary) << text;
-        return path / name;
-    }
-};
+using bad_input::temp_dir;
+using bad_input::thrown;
 
 std::string launch_error(const std::string& text) {
     return thrown<warpkit::config_error>(
@@ -57,7 +35,7 @@ using namespace warpkit;
 using nlohmann::json;
 
 TEST_CASE("launch files: missing and empty") {
-    const temp_dir dir;
+    const temp_dir dir("host-bad-input");
     const auto absent = dir.path / "absent.json";
     CHECK(thrown<error>([&] { (void)host::read_launch(absent); }) ==
           "cannot read '" + absent.string() + "': No such file or directory");

@@ -7,6 +7,8 @@
 
 #include <doctest/doctest.h>
 
+#include "../bad_input.hpp"
+
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -16,32 +18,8 @@
 
 namespace {
 
-// The message of the warpkit error `f` throws, checking that its class is exactly E.
-template <class E, class F>
-std::string thrown(F&& f) {
-    try {
-        f();
-    } catch (const warpkit::error& e) {
-        CHECK_MESSAGE(typeid(e) == typeid(E), "threw " << typeid(e).name() << ": " << e.what());
-        return e.what();
-    }
-    FAIL("nothing was thrown");
-    return {};
-}
-
-// A fresh folder of the test's own, removed with its contents at the end.
-struct temp_dir {
-    std::filesystem::path path = std::filesystem::temp_directory_path() /
-                                 ("warpkit-ptx-bad-input-" + std::to_string(::getpid()));
-    temp_dir() { std::filesystem::create_directories(path); }
-    ~temp_dir() { std::filesystem::remove_all(path); }
-    temp_dir(const temp_dir&) = delete;
-    temp_dir& operator=(const temp_dir&) = delete;
-    std::filesystem::path write(const std::string& name, const std::string& text) const {
-        std::ofstream(path / name, std::ios::binary) << text;
-        return path / name;
-    }
-};
+using bad_input::temp_dir;
+using bad_input::thrown;
 
 const char* const two_entries = R"(.version 9.0
 .target sm_75
@@ -61,7 +39,7 @@ const char* const two_entries = R"(.version 9.0
 using namespace warpkit;
 
 TEST_CASE("ptx files: missing and empty") {
-    const temp_dir dir;
+    const temp_dir dir("ptx-bad-input");
     const auto missing = dir.path / "absent.ptx";
     CHECK(thrown<error>([&] { (void)ptx::read_ptx(missing); }) ==
           "cannot read '" + missing.string() + "': No such file or directory");

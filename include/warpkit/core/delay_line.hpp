@@ -49,10 +49,11 @@ public:
         q_.pop();
         return v;
     }
-    /// Ends the current cycle.
-    void tick() noexcept {
+    /// Ends the current cycle; true when an element was in flight or waiting.
+    bool tick() noexcept {
         ++now_;
         pushed_now_ = false;
+        return !q_.empty();
     }
 
     [[nodiscard]] std::uint32_t latency() const noexcept { return latency_; }

@@ -40,13 +40,16 @@ public:
         WARPKIT_EXPECTS(valid());
         out_full_ = false;
     }
-    /// Ends the cycle: the input moves to the output if the output is free.
-    void tick() {
+    /// Ends the cycle: the input moves to the output if the output is free. Returns whether
+    /// the latch held a value (false: empty, the tick changed nothing).
+    bool tick() {
+        const bool held = in_full_ || out_full_;
         if (!out_full_ && in_full_) {
             out_ = std::move(in_);
             out_full_ = true;
             in_full_ = false;
         }
+        return held;
     }
     /// True when neither side holds a value.
     [[nodiscard]] bool empty() const noexcept { return !in_full_ && !out_full_; }

@@ -144,10 +144,12 @@ public:
         return m;
     }
 
-    /// Ends the current cycle for every cluster.
-    void tick() noexcept {
+    /// Ends the current cycle for every cluster; true when any pipeline held an instruction.
+    bool tick() noexcept {
+        bool busy = false;
         for (auto& c : clusters_)
-            c.tick();
+            busy = c.tick() || busy;
+        return busy;
     }
 
     [[nodiscard]] const units_params& params() const noexcept { return p_; }

@@ -112,10 +112,13 @@ public:
         return next_issue_ > now_ ? next_issue_ - now_ : 0;
     }
 
-    /// Ends the current cycle: counts it busy or idle and moves finished results out.
-    void tick() noexcept {
+    /// Ends the current cycle: counts it busy or idle and moves finished results out. Returns
+    /// whether the pipeline held an instruction this cycle (false: idle, nothing changed but
+    /// the clock).
+    bool tick() noexcept {
         ++stats_.cycles;
-        if (in_flight_ > 0)
+        const bool busy = in_flight_ > 0;
+        if (busy)
             ++stats_.busy_cycles;
         else
             ++stats_.idle_cycles;
@@ -131,6 +134,7 @@ public:
             --in_flight_;
             ++stats_.completed;
         }
+        return busy;
     }
 
     [[nodiscard]] const timing_params& params() const noexcept { return timing_; }

@@ -130,10 +130,10 @@ public:
             power_off();
     }
 
-    /// Ends the current cycle.
-    void tick() noexcept {
+    /// Ends the current cycle; true when the pipeline held an instruction.
+    bool tick() noexcept {
         if (!powered_) ++stats_.powered_off_cycles;
-        unit_.tick();
+        return unit_.tick();
     }
 
     [[nodiscard]] const functional_unit<Payload>& unit() const noexcept { return unit_; }

@@ -17,6 +17,53 @@
 
 namespace warpkit::gpu {
 
+namespace detail {
+
+/// The figures of a preset's cores, as its source's table gives them.
+struct core_figures {
+    const char* name = "";
+    std::uint32_t sms = 0;
+    std::uint32_t core_mhz = 0;
+    std::uint32_t schedulers = 0;   ///< warp schedulers per SM
+    std::uint32_t registers = 0;    ///< 32-bit registers per SM
+    std::uint32_t shared_bytes = 0; ///< shared memory per SM
+    std::uint32_t warp_slots = 0;
+    std::uint32_t block_slots = 0;
+    std::uint32_t issue_width = 0;
+    std::uint32_t sp_count = 0; ///< SP pipelines (clusters) per SM
+    std::uint32_t sp_lanes = 0;
+    std::uint32_t sfu_lanes = 0;
+    std::uint32_t ldst_lanes = 0;
+};
+
+/// Default params with the preset's core figures set.
+[[nodiscard]] inline gpu_params preset_core(const core_figures& f) {
+    gpu_params p;
+    p.name = f.name;
+    p.sms = f.sms;
+    p.core_mhz = f.core_mhz;
+    p.schedulers = f.schedulers;
+    p.registers = f.registers;
+    p.shared_bytes = f.shared_bytes;
+    p.sm.warp_slots = f.warp_slots;
+    p.sm.block_slots = f.block_slots;
+    p.sm.issue_width = f.issue_width;
+    p.sm.units.sp_count = f.sp_count;
+    p.sm.units.sp_lanes = f.sp_lanes;
+    p.sm.units.sfu_lanes = f.sfu_lanes;
+    p.sm.units.ldst_lanes = f.ldst_lanes;
+    return p;
+}
+
+/// A 32-thread warp passes pipelines narrower than itself in `rows` rows: the SP and LD/ST
+/// pipelines accept one warp instruction every `rows` cycles.
+inline void warp_in_rows(exec::timing_params& t, std::uint32_t rows) {
+    for (auto* op : {&t.int_add, &t.int_mul, &t.fp_add, &t.fp_mul, &t.fp_mad, &t.ldst})
+        op->initiation_interval = rows;
+}
+
+} // namespace detail
+
 /// NVIDIA GTX480 (Fermi) as in papers 001 and 003: 15 SMs at 700 MHz, 48 warps and 8 blocks
 /// per SM, 32768 registers and 48 KB shared memory per SM, two GTO schedulers, SP0 / SP1 of
 /// 16 double-clocked lanes, 4 SFUs, 16 LD/ST units, 32 shared-memory banks, 128-byte lines;
@@ -30,21 +77,20 @@ struct fermi_gtx480 {
     using coalescer = mem::line_coalescer<128>;
 
     [[nodiscard]] static gpu_params params() {
-        gpu_params p;
-        p.name = "fermi_gtx480";
-        p.sms = 15;
-        p.core_mhz = 700;
-        p.schedulers = 2;
-        p.registers = 32768;
-        p.shared_bytes = 49152;
+        gpu_params p = detail::preset_core({.name = "fermi_gtx480",
+                                            .sms = 15,
+                                            .core_mhz = 700,
+                                            .schedulers = 2,
+                                            .registers = 32768,
+                                            .shared_bytes = 49152,
+                                            .warp_slots = 48,
+                                            .block_slots = 8,
+                                            .issue_width = 2,
+                                            .sp_count = 2,
+                                            .sp_lanes = 16,
+                                            .sfu_lanes = 4,
+                                            .ldst_lanes = 16});
         p.default_block_shared_bytes = 0;
-        p.sm.warp_slots = 48;
-        p.sm.block_slots = 8;
-        p.sm.issue_width = 2;
-        p.sm.units.sp_count = 2;
-        p.sm.units.sp_lanes = 16;
-        p.sm.units.sfu_lanes = 4;
-        p.sm.units.ldst_lanes = 16;
         p.sm.banks.banks = 32;
         p.memory = gtx480_memory();
         return p;
@@ -66,25 +112,21 @@ struct tesla_seed004 {
     using coalescer = mem::cc13_coalescer;
 
     [[nodiscard]] static gpu_params params() {
-        gpu_params p;
-        p.name = "tesla_seed004";
-        p.sms = 16;
-        p.core_mhz = 300;
-        p.schedulers = 1;
-        p.registers = 8 * 512;
-        p.shared_bytes = 1024 * 4;
-        p.sm.warp_slots = 16;
-        p.sm.block_slots = 4;
-        p.sm.issue_width = 1;
-        p.sm.units.sp_count = 1;
-        p.sm.units.sp_lanes = 8;
-        p.sm.units.sfu_lanes = 8;
-        p.sm.units.ldst_lanes = 8;
+        gpu_params p = detail::preset_core({.name = "tesla_seed004",
+                                            .sms = 16,
+                                            .core_mhz = 300,
+                                            .schedulers = 1,
+                                            .registers = 8 * 512,
+                                            .shared_bytes = 1024 * 4,
+                                            .warp_slots = 16,
+                                            .block_slots = 4,
+                                            .issue_width = 1,
+                                            .sp_count = 1,
+                                            .sp_lanes = 8,
+                                            .sfu_lanes = 8,
+                                            .ldst_lanes = 8});
         // A warp passes the 8 SPs in 4 rows: one warp instruction every 4 cycles per unit.
-        for (auto* t :
-             {&p.sm.units.timing.int_add, &p.sm.units.timing.int_mul, &p.sm.units.timing.fp_add,
-              &p.sm.units.timing.fp_mul, &p.sm.units.timing.fp_mad, &p.sm.units.timing.ldst})
-            t->initiation_interval = 4;
+        detail::warp_in_rows(p.sm.units.timing, 4);
         p.sm.banks.banks = 8;
         // A row of 8 lanes meets the 8 banks at a time; conflicting lanes replay (4.3.2).
         p.sm.bank_group_lanes = 8;
@@ -105,25 +147,21 @@ struct amoeba_48 {
     using coalescer = mem::line_coalescer<128>;
 
     [[nodiscard]] static gpu_params params() {
-        gpu_params p;
-        p.name = "amoeba_48";
-        p.sms = 48;
-        p.core_mhz = 700;
-        p.schedulers = 1;
-        p.registers = 16384;
-        p.shared_bytes = 49152;
-        p.sm.warp_slots = 32;
-        p.sm.block_slots = 8;
-        p.sm.issue_width = 1;
-        p.sm.units.sp_count = 1;
-        p.sm.units.sp_lanes = 8;
-        p.sm.units.sfu_lanes = 4;
-        p.sm.units.ldst_lanes = 8;
+        gpu_params p = detail::preset_core({.name = "amoeba_48",
+                                            .sms = 48,
+                                            .core_mhz = 700,
+                                            .schedulers = 1,
+                                            .registers = 16384,
+                                            .shared_bytes = 49152,
+                                            .warp_slots = 32,
+                                            .block_slots = 8,
+                                            .issue_width = 1,
+                                            .sp_count = 1,
+                                            .sp_lanes = 8,
+                                            .sfu_lanes = 4,
+                                            .ldst_lanes = 8});
         // SIMD width 8: a 32-thread warp takes 4 cycles on each pipeline.
-        for (auto* t :
-             {&p.sm.units.timing.int_add, &p.sm.units.timing.int_mul, &p.sm.units.timing.fp_add,
-              &p.sm.units.timing.fp_mul, &p.sm.units.timing.fp_mad, &p.sm.units.timing.ldst})
-            t->initiation_interval = 4;
+        detail::warp_in_rows(p.sm.units.timing, 4);
         p.memory = amoeba_memory();
         return p;
     }

@@ -99,6 +99,10 @@ private:
     using edges::next_id_;
     using edges::now_;
     using edges::qi;
+    using edges::head_flag;
+    using edges::none;
+    using edges::tail_flag;
+    static constexpr std::size_t C = edges::classes;
 
     // Hooks of the edges: the largest packet taken, and checks at the end of a cycle.
     [[nodiscard]] bool fits(std::uint32_t flits) const noexcept {
@@ -106,10 +110,6 @@ private:
     }
     void after_tick() {}
 
-    static constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
-    static constexpr std::uint8_t head_flag = 1;
-    static constexpr std::uint8_t tail_flag = 2;
-    static constexpr std::size_t C = traffic_class_count;
 
     struct flit {
         std::uint32_t pkt = 0;
@@ -117,10 +117,7 @@ private:
         std::uint32_t dst = 0;
         std::uint8_t flags = 0;
     };
-    struct timed_flit {
-        std::uint64_t due = 0;
-        flit f;
-    };
+    using timed_flit = typename edges::template timed<flit>;
     struct source_state {
         std::uint32_t pkt = none;
         std::uint32_t seq = 0;
@@ -199,18 +196,13 @@ private:
         ++n.s.routers[0].buffer_reads;
         if (f.seq != n.packets.expect(f.pkt)) ++n.s.order_errors;
         n.packets.expect(f.pkt) = f.seq + 1;
-        ++n.s.flits_ejected;
-        ++n.s.nodes[o].flits_ejected;
+        count_ejected_flits(n.s, o);
         if ((f.flags & tail_flag) != 0) {
             --n.reserved[e];
             pk.ejected = now_;
             pk.hops = 1;
             n.ejq.push(e, f.pkt);
-            ++n.s.packets_ejected;
-            ++n.s.nodes[o].packets_ejected;
-            n.s.packet_latency.add(pk.latency());
-            n.s.network_latency.add(pk.network_latency());
-            n.s.hops.add(1);
+            count_delivered_packet(n.s, o, pk);
         }
     }
 
@@ -304,12 +296,10 @@ private:
             ++n.in_count[node];
             ++n.s.buffer_writes;
             ++n.s.routers[0].buffer_writes;
-            ++n.s.flits_injected;
-            ++n.s.nodes[node].flits_injected;
+            count_injected_flits(n.s, node);
             if (st.seq == 0) {
                 pk.injected = now_;
-                ++n.s.packets_injected;
-                ++n.s.nodes[node].packets_injected;
+                count_injected_packet(n.s, node);
             }
             if (++st.seq == pk.flits) st.pkt = none;
             n.src_rr[node] = static_cast<std::uint32_t>(c + 1 == C ? 0 : c + 1);

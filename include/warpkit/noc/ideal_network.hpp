@@ -65,10 +65,8 @@ public:
         pk.id = next_id_++;
         pk.injected = now_;
         pk.hops = 0;
-        ++s_.packets_injected;
-        s_.flits_injected += pk.flits;
-        ++s_.nodes[pk.src].packets_injected;
-        s_.nodes[pk.src].flits_injected += pk.flits;
+        count_injected_packet(s_, pk.src);
+        count_injected_flits(s_, pk.src, pk.flits);
         const std::uint64_t id = pk.id;
         in_flight_.push_back(std::move(pk));
         return id;
@@ -79,13 +77,8 @@ public:
         while (!in_flight_.empty() && in_flight_.front().injected + p_.latency <= now_) {
             packet_type pk = in_flight_.take_front();
             pk.ejected = now_;
-            ++s_.packets_ejected;
-            s_.flits_ejected += pk.flits;
-            ++s_.nodes[pk.dst].packets_ejected;
-            s_.nodes[pk.dst].flits_ejected += pk.flits;
-            s_.packet_latency.add(pk.latency());
-            s_.network_latency.add(pk.network_latency());
-            s_.hops.add(0);
+            count_ejected_flits(s_, pk.dst, pk.flits);
+            count_delivered_packet(s_, pk.dst, pk);
             eject_[pk.dst].push_back(std::move(pk));
         }
         ++now_;

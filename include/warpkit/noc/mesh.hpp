@@ -170,6 +170,10 @@ private:
     using edges::next_id_;
     using edges::now_;
     using edges::qi;
+    using edges::head_flag;
+    using edges::none;
+    using edges::tail_flag;
+    static constexpr std::size_t C = edges::classes;
 
     // Hooks of the edges: the largest packet taken, and checks at the end of a cycle.
     [[nodiscard]] bool fits(std::uint32_t flits) const noexcept { return flits <= 65535; }
@@ -181,13 +185,9 @@ private:
                             " virtual channels after cycle " + std::to_string(now_ - 1));
     }
 
-    static constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
     static constexpr std::uint8_t idle_state = 0;
     static constexpr std::uint8_t vc_alloc_state = 1;
     static constexpr std::uint8_t active_state = 2;
-    static constexpr std::uint8_t head_flag = 1;
-    static constexpr std::uint8_t tail_flag = 2;
-    static constexpr std::size_t C = traffic_class_count;
 
     struct flit {
         std::uint32_t pkt = 0;
@@ -195,10 +195,7 @@ private:
         std::uint8_t vc = 0;
         std::uint8_t flags = 0;
     };
-    struct timed_flit {
-        std::uint64_t due = 0;
-        flit f;
-    };
+    using timed_flit = typename edges::template timed<flit>;
     struct timed_credit {
         std::uint64_t due = 0;
         std::uint32_t vc = 0;
@@ -404,19 +401,14 @@ private:
             if (f.seq != n.packets.expect(f.pkt)) ++n.s.order_errors;
             n.packets.expect(f.pkt) = f.seq + 1u;
             n.sink.pop(q);
-            ++n.s.flits_ejected;
-            ++n.s.nodes[node].flits_ejected;
+            count_ejected_flits(n.s, node);
             send_credit(n, back, timed_credit{now_ + 1 + p_.link_latency, v});
             ++n.s.credits;
             if ((f.flags & tail_flag) != 0) {
                 --n.reserved[e];
                 pk.ejected = now_;
                 n.ejq.push(e, f.pkt);
-                ++n.s.packets_ejected;
-                ++n.s.nodes[node].packets_ejected;
-                n.s.packet_latency.add(pk.latency());
-                n.s.network_latency.add(pk.network_latency());
-                n.s.hops.add(pk.hops);
+                count_delivered_packet(n.s, node, pk);
             }
             n.sink_rr[node] = v + 1 == vcs_ ? 0 : v + 1;
             break;
@@ -468,13 +460,11 @@ private:
             send_flit(n, std::size_t{t_.host[node]} * ports_ + t_.local[node],
                       timed_flit{now_ + 1 + p_.link_latency, f});
             --n.src_credits[cv + v];
-            ++n.s.flits_injected;
-            ++n.s.nodes[node].flits_injected;
+            count_injected_flits(n.s, node);
             if (st.seq == 0) {
                 n.src_busy[cv + v] = 1;
                 pk.injected = now_;
-                ++n.s.packets_injected;
-                ++n.s.nodes[node].packets_injected;
+                count_injected_packet(n.s, node);
             }
             if (++st.seq == pk.flits) {
                 n.src_busy[cv + v] = 0;

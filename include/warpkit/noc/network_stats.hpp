@@ -88,4 +88,32 @@ struct network_stats {
            (static_cast<double>(s.cycles) * static_cast<double>(s.nodes.size()));
 }
 
+// The endpoint accounting every network model does the same way (node: the node index).
+
+/// `flits` flits entered the network at `node`.
+inline void count_injected_flits(network_stats& s, std::size_t node, std::uint64_t flits = 1) {
+    s.flits_injected += flits;
+    s.nodes[node].flits_injected += flits;
+}
+/// A packet's head flit entered the network at `node`.
+inline void count_injected_packet(network_stats& s, std::size_t node) {
+    ++s.packets_injected;
+    ++s.nodes[node].packets_injected;
+}
+/// `flits` flits left the network at `node`.
+inline void count_ejected_flits(network_stats& s, std::size_t node, std::uint64_t flits = 1) {
+    s.flits_ejected += flits;
+    s.nodes[node].flits_ejected += flits;
+}
+/// Packet `pk` was delivered (its tail flit left the network) at `node`: its count, latencies
+/// (`latency()`, `network_latency()`) and hops.
+template <class Packet>
+void count_delivered_packet(network_stats& s, std::size_t node, const Packet& pk) {
+    ++s.packets_ejected;
+    ++s.nodes[node].packets_ejected;
+    s.packet_latency.add(pk.latency());
+    s.network_latency.add(pk.network_latency());
+    s.hops.add(pk.hops);
+}
+
 } // namespace warpkit::noc

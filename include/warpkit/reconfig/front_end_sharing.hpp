@@ -256,8 +256,9 @@ public:
     /// Start of core cycle `now`: an ungroup request that has reached the master starts the
     /// ramp-down; a ramp-down ends once `drained` (the master's scoreboard is clear and no
     /// instruction is on its way to or waiting in a slave) and the slave front-ends are up.
-    /// `active`: some member has work (for the active_* counters).
-    void tick(std::uint64_t now, bool drained, bool active) {
+    /// `active`: some member has work (for the active_* counters). Returns the state the
+    /// cluster is in for this cycle.
+    sharing_state tick(std::uint64_t now, bool drained, bool active) {
         if (state_ == sharing_state::grouped && now >= ungroup_at_) {
             state_ = sharing_state::ramp_down;
             ramp_start_ = now;
@@ -279,6 +280,7 @@ public:
             s_.active_independent_cycles += active ? 1 : 0;
             break;
         }
+        return state_;
     }
 
     /// The master issued a warp instruction to the cluster: an InstPacket to every slave.

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -125,6 +126,17 @@ public:
 
 protected:
     static constexpr std::size_t classes = traffic_class_count;
+    /// No packet (an empty source slot, a free channel).
+    static constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
+    /// Flit flags: the first and the last flit of a packet.
+    static constexpr std::uint8_t head_flag = 1;
+    static constexpr std::uint8_t tail_flag = 2;
+    /// A flit on a wire or in a pipeline, usable from cycle `due` on.
+    template <class Flit>
+    struct timed {
+        std::uint64_t due = 0;
+        Flit f;
+    };
     /// Index of node `n`'s queue for class `c` in injq and ejq.
     [[nodiscard]] static std::size_t qi(node_id n, traffic_class c) noexcept {
         return std::size_t{n} * classes + static_cast<std::size_t>(c);
