@@ -37,6 +37,19 @@ EXIT
     CHECK(q.code == p.code);
 }
 
+TEST_CASE("an image keeps the kernel's shared memory (SHARED, kind 8) and runs as its source") {
+    const program p = assemble(".block 32\n.shared 512\nEXIT\n");
+    const std::string img = write_image(p);
+    CHECK(img == "000100401\n"
+                 "100100420\n"
+                 "800000200\n"
+                 "3fc000000\n"
+                 "f00000000\n");
+    CHECK(read_image(img, "k.hex").kernel.shared_bytes == 512);
+    // A Table 4.3 image without it leaves shared memory to the GPU.
+    CHECK(read_image("000100401 100100420 3fc000000 f00000000", "k.hex").kernel.shared_bytes == 0);
+}
+
 TEST_CASE("image reader accepts the memory-file conventions") {
     // Any white space, `//` comments, optional 0x, '_' digit separators, entries in any order.
     const program q =
@@ -64,7 +77,7 @@ TEST_CASE("image errors point at the offending entry") {
           "k.hex:1:11: entry '1000100440' is wider than 36 bits");
     CHECK(error_of("000100804 900000000") ==
           "k.hex:1:11: unknown entry kind 9 (GRID 0, BLOCK 1, PARAM 2, INSTR 3, CONST 4, DATA 5, "
-          "WARP 6, REG 7, START F)");
+          "WARP 6, REG 7, SHARED 8, START F)");
     CHECK(error_of("000000004") == "k.hex:1:1: GRID dimensions must be >= 1 (x 4, y 0, z 0)");
     CHECK(error_of("000100804\n100100440\n") == "k.hex:3:1: image has no START entry");
     CHECK(error_of("100100440 f00000000") == "k.hex:1:20: image has no GRID entry");

@@ -4,7 +4,9 @@
 /// sequence of hexadecimal entries separated by white space, each a 4-bit kind (GRID, BLOCK,
 /// PARAM, INSTR, CONST, DATA, WARP, REG, START) above a 32-bit payload. The table's payloads
 /// are 32 bits wide (two bits plus six 5-bit groups; INSTR carries a whole instruction word),
-/// so an entry is 36 bits: nine hex digits.
+/// so an entry is 36 bits: nine hex digits. One kind beyond the table, SHARED (8), carries a
+/// kernel's `.shared` bytes per block, so that an image runs like its source; an image without
+/// it is a Table 4.3 image and leaves shared memory to the GPU.
 
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/params.hpp>
@@ -33,6 +35,7 @@ enum class image_entry : std::uint8_t {
     data = 0x5,
     warp = 0x6,
     reg = 0x7,
+    shared = 0x8, ///< warpkit extension: shared memory per block in bytes
     start = 0xF,
 };
 
@@ -142,8 +145,8 @@ inline std::pair<std::size_t, std::size_t> end_position(std::string_view text) n
     return words;
 }
 
-/// The image of a kernel: GRID, BLOCK, WARP, REG, the PARAMs, INSTRs, CONSTs and DATA in
-/// order, then START; one entry per line. Throws config_error when a value does not fit.
+/// The image of a kernel: GRID, BLOCK, WARP, REG, SHARED, the PARAMs, INSTRs, CONSTs and DATA
+/// in order, then START (WARP, REG and SHARED only when set); one entry per line. Throws config_error when a value does not fit.
 [[nodiscard]] inline std::string write_image(const kernel_config& k,
                                              const std::vector<std::uint32_t>& code,
                                              const image_params& ip = {}) {
@@ -168,6 +171,7 @@ inline std::pair<std::size_t, std::size_t> end_position(std::string_view text) n
     put(image_entry::block, detail::pack_dims(k.block, ip.block_dim_width));
     if (k.warps_per_block != 0) put(image_entry::warp, k.warps_per_block);
     if (k.regs_per_thread != 0) put(image_entry::reg, k.regs_per_thread);
+    if (k.shared_bytes != 0) put(image_entry::shared, k.shared_bytes);
     for (auto v : k.params)
         put(image_entry::param, v);
     for (auto v : code)
@@ -244,6 +248,9 @@ inline std::pair<std::size_t, std::size_t> end_position(std::string_view text) n
             case 0x7:
                 prog.kernel.regs_per_thread = payload;
                 break;
+            case 0x8:
+                prog.kernel.shared_bytes = payload;
+                break;
             case 0xF:
                 started = true;
                 break;
@@ -251,7 +258,7 @@ inline std::pair<std::size_t, std::size_t> end_position(std::string_view text) n
                 fail(tl, tc,
                      "unknown entry kind " + std::to_string(kind) +
                          " (GRID 0, BLOCK 1, PARAM 2, INSTR 3, CONST 4, DATA 5, WARP 6, "
-                         "REG 7, START F)");
+                         "REG 7, SHARED 8, START F)");
             }
         });
     const auto [line, col] = detail::end_position(text);

@@ -31,8 +31,8 @@ struct kernel_config {
     dim3 block;
     std::uint32_t warps_per_block = 0;
     std::uint32_t regs_per_thread = 0;
-    /// Shared memory per block in bytes (`.shared`; not part of Table 4.3 images, where 0
-    /// leaves the choice to the GPU).
+    /// Shared memory per block in bytes (`.shared`; in images the SHARED entry, beyond Table
+    /// 4.3; 0 leaves the choice to the GPU).
     std::uint32_t shared_bytes = 0;
     std::vector<std::uint32_t> params;
     std::vector<std::uint32_t> consts;
