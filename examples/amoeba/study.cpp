@@ -144,11 +144,10 @@ double speedup(const config_run& c, const config_run& base) {
     return base.ipc() == 0 ? 0.0 : c.ipc() / base.ipc();
 }
 
-int run_study(const study_options& o) {
-    const auto predictor = load_predictor(o.coeffs);
-    const auto kernels = example::find_kernels(o.isa_dir, o.cuda_dir, !o.no_ptx);
-    using base_preset = wk::gpu::amoeba_48;
-    using up_preset = wk::gpu::amoeba_48_fused;
+using base_preset = wk::gpu::amoeba_48;
+using up_preset = wk::gpu::amoeba_48_fused;
+
+void print_header(const study_options& o) {
     std::printf("AMOEBA configurations (paper 002, Fig. 12-17): baseline scale-out = %s (%u SMs), "
                 "direct scale-up = %s (%u SMs of 64-thread warps), static fuse = the predictor's "
                 "choice (%s) from the baseline's first CTA\n"
@@ -159,42 +158,49 @@ int run_study(const study_options& o) {
     std::printf("%-18s %9s %8s %8s %8s %8s %9s %6s %13s %13s %15s %4s\n", "kernel", "base cyc",
                 "scale-up", "static", "direct", "regroup", "predicted", "P(up)", "L1D base/up",
                 "access b/up", "stall base/up", "same");
-    std::vector<row> rows;
-    bool all_same = true;
-    for (const auto& sk : kernels) {
-        row r;
-        r.kernel = sk.label();
-        r.fusible = !warp_width_dependent(sk);
-        r.base = run_on<base_preset>(sk, o.overrides);
-        if (r.fusible) r.up = run_on<up_preset>(sk, o.overrides);
-        if (!r.base.first_cta)
-            throw wk::sim_error(r.kernel + ": the first CTA never completed on the baseline");
-        r.pred = predictor.predict(*r.base.first_cta);
-        if (r.fuse()) {
-            auto with = o.overrides;
-            with.emplace_back("sm.split.mode=direct");
-            r.direct = run_on<up_preset>(sk, with);
-            with.back() = "sm.split.mode=regroup";
-            r.regroup = run_on<up_preset>(sk, with);
-        }
-        r.same = (!r.fusible || r.base.mem == r.up.mem) &&
-                 r.split(false).mem == r.base.mem && r.split(true).mem == r.base.mem;
-        all_same = all_same && r.same;
-        const auto& up = r.scale_up();
-        std::printf(
-            "%-18s %9llu %7.3fx %7.3fx %7.3fx %7.3fx %9s %6.3f %6.3f/%6.3f %6.3f/%6.3f "
-            "%7.4f/%7.4f %4s%s\n",
-            r.kernel.c_str(), static_cast<unsigned long long>(r.base.cycles), speedup(up, r.base),
-            speedup(r.fused_choice(), r.base), speedup(r.split(false), r.base),
-            speedup(r.split(true), r.base),
-            r.pred.decision == rc::scale_decision::scale_up ? "scale_up" : "scale_out",
-            r.pred.probability, r.base.l1d_miss(), up.l1d_miss(), r.base.access_rate(),
-            up.access_rate(), r.base.noc_stall(), up.noc_stall(), r.same ? "yes" : "NO",
-            r.fusible ? "" : "  (warp-width dependent: baseline only)");
-        std::fflush(stdout);
-        rows.push_back(std::move(r));
+}
+
+// Every configuration of one kernel: the baseline, the scale-up GPU where the kernel runs on
+// 64-thread warps, the prediction from the baseline's first CTA and, where it chose the fused
+// GPU, the two split modes.
+row run_configurations(const example::study_kernel& sk, const study_options& o,
+                       const rc::scalability_predictor& predictor) {
+    row r;
+    r.kernel = sk.label();
+    r.fusible = !warp_width_dependent(sk);
+    r.base = run_on<base_preset>(sk, o.overrides);
+    if (r.fusible) r.up = run_on<up_preset>(sk, o.overrides);
+    if (!r.base.first_cta)
+        throw wk::sim_error(r.kernel + ": the first CTA never completed on the baseline");
+    r.pred = predictor.predict(*r.base.first_cta);
+    if (r.fuse()) {
+        auto with = o.overrides;
+        with.emplace_back("sm.split.mode=direct");
+        r.direct = run_on<up_preset>(sk, with);
+        with.back() = "sm.split.mode=regroup";
+        r.regroup = run_on<up_preset>(sk, with);
     }
-    // Geometric means of the speedups; how often the predictor picked the faster GPU.
+    r.same = (!r.fusible || r.base.mem == r.up.mem) && r.split(false).mem == r.base.mem &&
+             r.split(true).mem == r.base.mem;
+    return r;
+}
+
+void print_row(const row& r) {
+    const auto& up = r.scale_up();
+    std::printf("%-18s %9llu %7.3fx %7.3fx %7.3fx %7.3fx %9s %6.3f %6.3f/%6.3f %6.3f/%6.3f "
+                "%7.4f/%7.4f %4s%s\n",
+                r.kernel.c_str(), static_cast<unsigned long long>(r.base.cycles),
+                speedup(up, r.base), speedup(r.fused_choice(), r.base),
+                speedup(r.split(false), r.base), speedup(r.split(true), r.base),
+                r.pred.decision == rc::scale_decision::scale_up ? "scale_up" : "scale_out",
+                r.pred.probability, r.base.l1d_miss(), up.l1d_miss(), r.base.access_rate(),
+                up.access_rate(), r.base.noc_stall(), up.noc_stall(), r.same ? "yes" : "NO",
+                r.fusible ? "" : "  (warp-width dependent: baseline only)");
+    std::fflush(stdout);
+}
+
+// Geometric means of the speedups; how often the predictor picked the faster GPU.
+void print_summary(const std::vector<row>& rows) {
     double log_up = 0;
     double log_static = 0;
     double log_direct = 0;
@@ -230,37 +236,57 @@ int run_study(const study_options& o) {
                 std::exp(log_direct / n), std::exp(log_regroup / n), right, rows.size(),
                 static_cast<unsigned long long>(splits), static_cast<unsigned long long>(cut),
                 static_cast<unsigned long long>(fast_moved));
-    if (!o.csv.empty()) {
-        std::ofstream f(o.csv);
-        if (!f) throw wk::error("cannot write '" + o.csv + "'");
-        f << "kernel,config,cycles,thread_instructions,speedup,l1d_miss,access_rate,noc_stall\n";
-        for (const auto& r : rows) {
-            const auto line = [&](const char* name, const config_run& c) {
-                f << r.kernel << ',' << name << ',' << c.cycles << ','
-                  << c.total.thread_instructions << ',' << speedup(c, r.base) << ',' << c.l1d_miss()
-                  << ',' << c.access_rate() << ',' << c.noc_stall() << '\n';
-            };
-            line("baseline", r.base);
-            line("scale_up", r.scale_up());
-            line("static_fuse", r.fused_choice());
-            line("direct_split", r.split(false));
-            line("warp_regrouping", r.split(true));
-        }
+}
+
+// Per kernel and configuration: cycles, instructions, speedup and the memory figures.
+void write_csv(const std::string& path, const std::vector<row>& rows) {
+    std::ofstream f(path);
+    if (!f) throw wk::error("cannot write '" + path + "'");
+    f << "kernel,config,cycles,thread_instructions,speedup,l1d_miss,access_rate,noc_stall\n";
+    for (const auto& r : rows) {
+        const auto line = [&](const char* name, const config_run& c) {
+            f << r.kernel << ',' << name << ',' << c.cycles << ',' << c.total.thread_instructions
+              << ',' << speedup(c, r.base) << ',' << c.l1d_miss() << ',' << c.access_rate() << ','
+              << c.noc_stall() << '\n';
+        };
+        line("baseline", r.base);
+        line("scale_up", r.scale_up());
+        line("static_fuse", r.fused_choice());
+        line("direct_split", r.split(false));
+        line("warp_regrouping", r.split(true));
     }
-    if (!o.metrics_csv.empty()) {
-        // Offline training data for 'warpkit-amoeba train': the sampled metrics and whether
-        // the kernel ran faster on the scale-up GPU.
-        std::ofstream f(o.metrics_csv);
-        if (!f) throw wk::error("cannot write '" + o.metrics_csv + "'");
-        for (const auto name : rc::metric_names)
-            f << name << ',';
-        f << "label\n";
-        for (const auto& r : rows) {
-            for (const double v : rc::to_array(*r.base.first_cta))
-                f << v << ',';
-            f << (r.scale_up().ipc() > r.base.ipc() ? 1 : 0) << '\n';
-        }
+}
+
+// Offline training data for 'warpkit-amoeba train': the sampled metrics and whether the
+// kernel ran faster on the scale-up GPU.
+void write_metrics_csv(const std::string& path, const std::vector<row>& rows) {
+    std::ofstream f(path);
+    if (!f) throw wk::error("cannot write '" + path + "'");
+    for (const auto name : rc::metric_names)
+        f << name << ',';
+    f << "label\n";
+    for (const auto& r : rows) {
+        for (const double v : rc::to_array(*r.base.first_cta))
+            f << v << ',';
+        f << (r.scale_up().ipc() > r.base.ipc() ? 1 : 0) << '\n';
     }
+}
+
+int run_study(const study_options& o) {
+    const auto predictor = load_predictor(o.coeffs);
+    const auto kernels = example::find_kernels(o.isa_dir, o.cuda_dir, !o.no_ptx);
+    print_header(o);
+    std::vector<row> rows;
+    bool all_same = true;
+    for (const auto& sk : kernels) {
+        row r = run_configurations(sk, o, predictor);
+        all_same = all_same && r.same;
+        print_row(r);
+        rows.push_back(std::move(r));
+    }
+    print_summary(rows);
+    if (!o.csv.empty()) write_csv(o.csv, rows);
+    if (!o.metrics_csv.empty()) write_metrics_csv(o.metrics_csv, rows);
     if (!all_same) {
         std::fprintf(stderr, "warpkit-amoeba: a kernel's output differs between the baseline "
                              "and the fused or split GPU (the 'same' column)\n");

@@ -106,57 +106,61 @@ static float uniform(uint64_t& state)
     return static_cast<float>((splitmix64(state) >> 40) * 0x1.0p-24);
 }
 
-int main(int argc, char** argv)
-{
-    uint64_t seed = 1;
-    const int paper = paper_size(argc, argv, seed);
-    if (paper < 0) {
-        return 2;
-    }
+// One training problem: the layer's sizes, the batch's inputs and targets, and the initial
+// weights and biases.
+struct problem {
     int inputs, outputs, batch;
-    if (!paper) {
-        inputs = 256;
-        outputs = 16;
-        batch = 16;
-    } else {
-        inputs = 1024;
-        outputs = 128;
-        batch = 64;
-    }
+    std::vector<float> x, w, bias, target;
+};
 
-    // Inputs in [0, 1), weights in +-1/sqrt(inputs) so the pre-activations stay in the
-    // sigmoid's sensitive range, targets in [0.1, 0.9].
+// The layer after the training steps: weights, biases and the last step's outputs.
+template <class T>
+struct trained_layer {
+    std::vector<T> w, bias, out;
+};
+
+// Inputs in [0, 1), weights in +-1/sqrt(inputs) so the pre-activations stay in the sigmoid's
+// sensitive range, targets in [0.1, 0.9].
+static problem make_problem(int inputs, int outputs, int batch, uint64_t seed)
+{
+    problem p{inputs, outputs, batch, std::vector<float>(batch * inputs),
+              std::vector<float>(outputs * inputs), std::vector<float>(outputs),
+              std::vector<float>(batch * outputs)};
     uint64_t state = seed;
     const float scale = 1.0f / std::sqrt(static_cast<float>(inputs));
-    std::vector<float> x(batch * inputs), w(outputs * inputs), bias(outputs);
-    std::vector<float> target(batch * outputs);
-    for (float& v : x) {
+    for (float& v : p.x) {
         v = uniform(state);
     }
-    for (float& v : w) {
+    for (float& v : p.w) {
         v = (2.0f * uniform(state) - 1.0f) * scale;
     }
-    for (float& v : bias) {
+    for (float& v : p.bias) {
         v = 0.2f * uniform(state) - 0.1f;
     }
-    for (float& v : target) {
+    for (float& v : p.target) {
         v = 0.1f + 0.8f * uniform(state);
     }
+    return p;
+}
 
-    const size_t wbytes = w.size() * sizeof(float);
+// The training steps on the GPU. Returns 0 or, after printing FAIL, 1.
+static int train_on_gpu(const problem& p, trained_layer<float>& got)
+{
+    const int inputs = p.inputs, outputs = p.outputs, batch = p.batch;
+    const size_t wbytes = p.w.size() * sizeof(float);
     float *d_x, *d_w, *d_wstep, *d_bias, *d_bstep, *d_target, *d_out, *d_delta;
-    CHECK(cudaMalloc(&d_x, x.size() * sizeof(float)));
+    CHECK(cudaMalloc(&d_x, p.x.size() * sizeof(float)));
     CHECK(cudaMalloc(&d_w, wbytes));
     CHECK(cudaMalloc(&d_wstep, wbytes));
     CHECK(cudaMalloc(&d_bias, outputs * sizeof(float)));
     CHECK(cudaMalloc(&d_bstep, outputs * sizeof(float)));
-    CHECK(cudaMalloc(&d_target, target.size() * sizeof(float)));
+    CHECK(cudaMalloc(&d_target, p.target.size() * sizeof(float)));
     CHECK(cudaMalloc(&d_out, batch * outputs * sizeof(float)));
     CHECK(cudaMalloc(&d_delta, batch * outputs * sizeof(float)));
-    CHECK(cudaMemcpy(d_x, x.data(), x.size() * sizeof(float), cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(d_w, w.data(), wbytes, cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(d_bias, bias.data(), outputs * sizeof(float), cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(d_target, target.data(), target.size() * sizeof(float),
+    CHECK(cudaMemcpy(d_x, p.x.data(), p.x.size() * sizeof(float), cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(d_w, p.w.data(), wbytes, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(d_bias, p.bias.data(), outputs * sizeof(float), cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(d_target, p.target.data(), p.target.size() * sizeof(float),
                      cudaMemcpyHostToDevice));
     CHECK(cudaMemset(d_wstep, 0, wbytes));
     CHECK(cudaMemset(d_bstep, 0, outputs * sizeof(float)));
@@ -168,18 +172,26 @@ int main(int argc, char** argv)
             d_x, d_delta, d_w, d_wstep, d_bias, d_bstep, inputs, outputs, batch);
         CHECK(cudaGetLastError());
     }
-    std::vector<float> got_w(w.size()), got_bias(outputs), got_out(batch * outputs);
-    CHECK(cudaMemcpy(got_w.data(), d_w, wbytes, cudaMemcpyDeviceToHost));
-    CHECK(cudaMemcpy(got_bias.data(), d_bias, outputs * sizeof(float), cudaMemcpyDeviceToHost));
-    CHECK(cudaMemcpy(got_out.data(), d_out, got_out.size() * sizeof(float),
+    got.w.resize(p.w.size());
+    got.bias.resize(outputs);
+    got.out.resize(batch * outputs);
+    CHECK(cudaMemcpy(got.w.data(), d_w, wbytes, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(got.bias.data(), d_bias, outputs * sizeof(float), cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(got.out.data(), d_out, got.out.size() * sizeof(float),
                      cudaMemcpyDeviceToHost));
-    for (float* p : {d_x, d_w, d_wstep, d_bias, d_bstep, d_target, d_out, d_delta}) {
-        CHECK(cudaFree(p));
+    for (float* d : {d_x, d_w, d_wstep, d_bias, d_bstep, d_target, d_out, d_delta}) {
+        CHECK(cudaFree(d));
     }
+    return 0;
+}
 
-    // CPU reference in double.
-    std::vector<double> rw(w.begin(), w.end()), rbias(bias.begin(), bias.end());
-    std::vector<double> rwstep(w.size(), 0.0), rbstep(outputs, 0.0), rout(batch * outputs),
+// CPU reference in double.
+static trained_layer<double> train_on_cpu(const problem& p)
+{
+    const int inputs = p.inputs, outputs = p.outputs, batch = p.batch;
+    const std::vector<float>& x = p.x;
+    std::vector<double> rw(p.w.begin(), p.w.end()), rbias(p.bias.begin(), p.bias.end());
+    std::vector<double> rwstep(p.w.size(), 0.0), rbstep(outputs, 0.0), rout(batch * outputs),
         rdelta(batch * outputs);
     for (int s = 0; s < steps; ++s) {
         for (int b = 0; b < batch; ++b) {
@@ -190,7 +202,7 @@ int main(int argc, char** argv)
                 }
                 const double o = 1.0 / (1.0 + std::exp(-z));
                 rout[b * outputs + j] = o;
-                rdelta[b * outputs + j] = o * (1.0 - o) * (target[b * outputs + j] - o);
+                rdelta[b * outputs + j] = o * (1.0 - o) * (p.target[b * outputs + j] - o);
             }
         }
         for (int j = 0; j < outputs; ++j) {
@@ -211,35 +223,59 @@ int main(int argc, char** argv)
             }
         }
     }
+    return {rw, rbias, rout};
+}
 
-    // The GPU works in float: a dot product of up to 1024 terms of size <= 1/32 carries a
-    // rounding error of a few float ulps of its partial sums (~1e-7 here), and the sigmoid's
-    // slope (<= 1/4) only shrinks it for the outputs; a weight step is a batch mean of products
-    // below 1/4, off by ulps of ~1e-3 (~1e-9). Measured: outputs within ~1e-7, weights and
-    // biases within ~1e-8. The tolerances leave a factor of 100 above that, while a wrong
-    // index, a dropped term or a missing momentum shows at 1e-4 and more.
+// The GPU works in float: a dot product of up to 1024 terms of size <= 1/32 carries a
+// rounding error of a few float ulps of its partial sums (~1e-7 here), and the sigmoid's
+// slope (<= 1/4) only shrinks it for the outputs; a weight step is a batch mean of products
+// below 1/4, off by ulps of ~1e-3 (~1e-9). Measured: outputs within ~1e-7, weights and
+// biases within ~1e-8. The tolerances leave a factor of 100 above that, while a wrong
+// index, a dropped term or a missing momentum shows at 1e-4 and more.
+// False after printing FAIL.
+static bool layer_matches(const problem& p, const trained_layer<float>& got,
+                       const trained_layer<double>& want)
+{
     const double out_tol = 1e-5, w_tol = 1e-6;
-    for (size_t k = 0; k < got_out.size(); ++k) {
-        if (!(std::fabs(got_out[k] - rout[k]) <= out_tol)) {
+    for (size_t k = 0; k < got.out.size(); ++k) {
+        if (!(std::fabs(got.out[k] - want.out[k]) <= out_tol)) {
             std::printf("FAIL: output (sample %zu, neuron %zu) = %.8f, expected %.8f\n",
-                        k / outputs, k % outputs, got_out[k], rout[k]);
-            return 1;
+                        k / p.outputs, k % p.outputs, got.out[k], want.out[k]);
+            return false;
         }
     }
-    for (size_t k = 0; k < got_w.size(); ++k) {
-        if (!(std::fabs(got_w[k] - rw[k]) <= w_tol)) {
-            std::printf("FAIL: weight (%zu, %zu) = %.8f, expected %.8f\n", k / inputs, k % inputs,
-                        got_w[k], rw[k]);
-            return 1;
+    for (size_t k = 0; k < got.w.size(); ++k) {
+        if (!(std::fabs(got.w[k] - want.w[k]) <= w_tol)) {
+            std::printf("FAIL: weight (%zu, %zu) = %.8f, expected %.8f\n", k / p.inputs,
+                        k % p.inputs, got.w[k], want.w[k]);
+            return false;
         }
     }
-    for (int j = 0; j < outputs; ++j) {
-        if (!(std::fabs(got_bias[j] - rbias[j]) <= w_tol)) {
-            std::printf("FAIL: bias %d = %.8f, expected %.8f\n", j, got_bias[j], rbias[j]);
-            return 1;
+    for (int j = 0; j < p.outputs; ++j) {
+        if (!(std::fabs(got.bias[j] - want.bias[j]) <= w_tol)) {
+            std::printf("FAIL: bias %d = %.8f, expected %.8f\n", j, got.bias[j], want.bias[j]);
+            return false;
         }
     }
-    std::printf("backprop: OK (%d inputs, %d outputs, batch %d, %d steps)\n", inputs, outputs,
-                batch, steps);
+    return true;
+}
+
+int main(int argc, char** argv)
+{
+    uint64_t seed = 1;
+    const int paper = paper_size(argc, argv, seed);
+    if (paper < 0) {
+        return 2;
+    }
+    const problem p = paper ? make_problem(1024, 128, 64, seed) : make_problem(256, 16, 16, seed);
+    trained_layer<float> got;
+    if (train_on_gpu(p, got) != 0) {
+        return 1;
+    }
+    if (!layer_matches(p, got, train_on_cpu(p))) {
+        return 1;
+    }
+    std::printf("backprop: OK (%d inputs, %d outputs, batch %d, %d steps)\n", p.inputs,
+                p.outputs, p.batch, steps);
     return 0;
 }

@@ -107,31 +107,31 @@ static void update_centroids(std::vector<int>& cent, const std::vector<int>& sum
     }
 }
 
-int main(int argc, char** argv)
-{
-    uint64_t seed = 1;
-    const int paper = paper_size(argc, argv, seed);
-    if (paper < 0) {
-        return 2;
-    }
+// One clustering problem: the points (feature-major: feature f of point p at f * n + p) and
+// the initial centroids.
+struct problem {
     int n, dims, k;
-    if (!paper) {
-        n = 1536;
-        dims = 8;
-        k = 4;
-    } else {
-        n = 65536;
-        dims = 16;
-        k = 12;
-    }
+    std::vector<uint8_t> features;
+    std::vector<int> initial;
+};
 
-    // Points scatter (triangular noise of +-48) around k hidden centres; stored feature-major.
+// Where the iterations ended: centroids, each point's cluster and the iteration count.
+struct clustering {
+    std::vector<int> cent, member;
+    int iterations = 0;
+};
+
+// Points scatter (triangular noise of +-48) around k hidden centres; the first k points seed
+// the centroids.
+static problem make_problem(int n, int dims, int k, uint64_t seed)
+{
     uint64_t state = seed;
     std::vector<int> centres(k * dims);
     for (int& v : centres) {
         v = 40 + static_cast<int>(splitmix64(state) % 176);
     }
-    std::vector<uint8_t> features(static_cast<size_t>(n) * dims);
+    problem pr{n, dims, k, std::vector<uint8_t>(static_cast<size_t>(n) * dims),
+               std::vector<int>(k * dims)};
     for (int p = 0; p < n; ++p) {
         const int home = static_cast<int>(splitmix64(state) % k);
         for (int f = 0; f < dims; ++f) {
@@ -139,21 +139,23 @@ int main(int argc, char** argv)
             const int noise = static_cast<int>(r % 49) - static_cast<int>((r >> 32) % 49);
             int v = centres[home * dims + f] + noise;
             v = v < 0 ? 0 : (v > 255 ? 255 : v);
-            features[static_cast<size_t>(f) * n + p] = static_cast<uint8_t>(v);
+            pr.features[static_cast<size_t>(f) * n + p] = static_cast<uint8_t>(v);
         }
     }
-    // The first k points seed the centroids.
-    std::vector<int> initial(k * dims);
     for (int c = 0; c < k; ++c) {
         for (int f = 0; f < dims; ++f) {
-            initial[c * dims + f] = features[static_cast<size_t>(f) * n + c];
+            pr.initial[c * dims + f] = pr.features[static_cast<size_t>(f) * n + c];
         }
     }
+    return pr;
+}
 
-    // CPU reference: the same iterations.
-    std::vector<int> want_cent = initial, want_member(n, -1);
-    int want_iterations = 0;
-    for (int changes = 1; changes != 0 && want_iterations < max_iterations; ++want_iterations) {
+// CPU reference: the same iterations.
+static clustering cluster_on_cpu(const problem& pr)
+{
+    const int n = pr.n, dims = pr.dims, k = pr.k;
+    clustering want{pr.initial, std::vector<int>(n, -1), 0};
+    for (int changes = 1; changes != 0 && want.iterations < max_iterations; ++want.iterations) {
         changes = 0;
         std::vector<int> sums(k * dims, 0), counts(k, 0);
         for (int p = 0; p < n; ++p) {
@@ -162,7 +164,7 @@ int main(int argc, char** argv)
                 int dist = 0;
                 for (int f = 0; f < dims; ++f) {
                     const int diff =
-                        features[static_cast<size_t>(f) * n + p] - want_cent[c * dims + f];
+                        pr.features[static_cast<size_t>(f) * n + p] - want.cent[c * dims + f];
                     dist += diff * diff;
                 }
                 if (dist < best_dist) {
@@ -170,31 +172,37 @@ int main(int argc, char** argv)
                     best = c;
                 }
             }
-            changes += want_member[p] != best;
-            want_member[p] = best;
+            changes += want.member[p] != best;
+            want.member[p] = best;
             ++counts[best];
             for (int f = 0; f < dims; ++f) {
-                sums[best * dims + f] += features[static_cast<size_t>(f) * n + p];
+                sums[best * dims + f] += pr.features[static_cast<size_t>(f) * n + p];
             }
         }
-        update_centroids(want_cent, sums, counts, k, dims);
+        update_centroids(want.cent, sums, counts, k, dims);
     }
+    return want;
+}
 
+// The iterations on the GPU. Returns 0 or, after printing FAIL, 1.
+static int cluster_on_gpu(const problem& pr, clustering& got)
+{
+    const int n = pr.n, dims = pr.dims, k = pr.k;
     uint8_t* d_features;
     int *d_member, *d_changes, *d_sums, *d_counts;
-    CHECK(cudaMalloc(&d_features, features.size()));
+    CHECK(cudaMalloc(&d_features, pr.features.size()));
     CHECK(cudaMalloc(&d_member, n * sizeof(int)));
     CHECK(cudaMalloc(&d_changes, sizeof(int)));
     CHECK(cudaMalloc(&d_sums, k * dims * sizeof(int)));
     CHECK(cudaMalloc(&d_counts, k * sizeof(int)));
-    CHECK(cudaMemcpy(d_features, features.data(), features.size(), cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(d_features, pr.features.data(), pr.features.size(), cudaMemcpyHostToDevice));
     CHECK(cudaMemset(d_member, 0xff, n * sizeof(int))); // -1: no cluster yet
 
-    std::vector<int> cent = initial, sums(k * dims), counts(k);
+    got = {pr.initial, std::vector<int>(n), 0};
+    std::vector<int> sums(k * dims), counts(k);
     const int blocks = (n + block_threads - 1) / block_threads;
-    int iterations = 0;
-    for (int changes = 1; changes != 0 && iterations < max_iterations; ++iterations) {
-        CHECK(cudaMemcpyToSymbol(centroids, cent.data(), cent.size() * sizeof(int)));
+    for (int changes = 1; changes != 0 && got.iterations < max_iterations; ++got.iterations) {
+        CHECK(cudaMemcpyToSymbol(centroids, got.cent.data(), got.cent.size() * sizeof(int)));
         CHECK(cudaMemset(d_changes, 0, sizeof(int)));
         CHECK(cudaMemset(d_sums, 0, k * dims * sizeof(int)));
         CHECK(cudaMemset(d_counts, 0, k * sizeof(int)));
@@ -211,35 +219,58 @@ int main(int argc, char** argv)
         CHECK(cudaMemcpy(sums.data(), d_sums, sums.size() * sizeof(int), cudaMemcpyDeviceToHost));
         CHECK(cudaMemcpy(counts.data(), d_counts, counts.size() * sizeof(int),
                          cudaMemcpyDeviceToHost));
-        update_centroids(cent, sums, counts, k, dims);
+        update_centroids(got.cent, sums, counts, k, dims);
     }
-    std::vector<int> member(n);
-    CHECK(cudaMemcpy(member.data(), d_member, n * sizeof(int), cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(got.member.data(), d_member, n * sizeof(int), cudaMemcpyDeviceToHost));
     CHECK(cudaFree(d_features));
     CHECK(cudaFree(d_member));
     CHECK(cudaFree(d_changes));
     CHECK(cudaFree(d_sums));
     CHECK(cudaFree(d_counts));
+    return 0;
+}
 
-    if (iterations != want_iterations) {
-        std::printf("FAIL: %d iterations, expected %d\n", iterations, want_iterations);
+// Iteration count, memberships and centroids, exactly; false after printing FAIL.
+static bool clustering_matches(const problem& pr, const clustering& got, const clustering& want)
+{
+    if (got.iterations != want.iterations) {
+        std::printf("FAIL: %d iterations, expected %d\n", got.iterations, want.iterations);
+        return false;
+    }
+    for (int p = 0; p < pr.n; ++p) {
+        if (got.member[p] != want.member[p]) {
+            std::printf("FAIL: point %d in cluster %d, expected %d\n", p, got.member[p],
+                        want.member[p]);
+            return false;
+        }
+    }
+    for (int i = 0; i < pr.k * pr.dims; ++i) {
+        if (got.cent[i] != want.cent[i]) {
+            std::printf("FAIL: centroid %d feature %d = %d, expected %d\n", i / pr.dims,
+                        i % pr.dims, got.cent[i], want.cent[i]);
+            return false;
+        }
+    }
+    return true;
+}
+
+int main(int argc, char** argv)
+{
+    uint64_t seed = 1;
+    const int paper = paper_size(argc, argv, seed);
+    if (paper < 0) {
+        return 2;
+    }
+    const problem pr = paper ? make_problem(65536, 16, 12, seed) : make_problem(1536, 8, 4, seed);
+    const clustering want = cluster_on_cpu(pr);
+    clustering got;
+    if (cluster_on_gpu(pr, got) != 0) {
         return 1;
     }
-    for (int p = 0; p < n; ++p) {
-        if (member[p] != want_member[p]) {
-            std::printf("FAIL: point %d in cluster %d, expected %d\n", p, member[p],
-                        want_member[p]);
-            return 1;
-        }
+    if (!clustering_matches(pr, got, want)) {
+        return 1;
     }
-    for (int i = 0; i < k * dims; ++i) {
-        if (cent[i] != want_cent[i]) {
-            std::printf("FAIL: centroid %d feature %d = %d, expected %d\n", i / dims, i % dims,
-                        cent[i], want_cent[i]);
-            return 1;
-        }
-    }
-    std::printf("kmeans: OK (%d points x %d features, k = %d, %d iterations)\n", n, dims, k,
-                iterations);
+    std::printf("kmeans: OK (%d points x %d features, k = %d, %d iterations)\n", pr.n, pr.dims,
+                pr.k, got.iterations);
     return 0;
 }

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "suite.cuh"
@@ -72,25 +73,30 @@ static float uniform(uint64_t& state)
            (1 << 23);
 }
 
-int main(int argc, char** argv)
-{
-    uint64_t seed = 1;
-    const int paper = paper_size(argc, argv, seed);
-    if (paper < 0) {
-        return 2;
-    }
+// The run: bodies, block size, time steps and the integration constants.
+struct simulation {
     int n, block, steps;
-    if (!paper) {
-        n = 200, block = 64, steps = 2;
-    } else {
-        n = 3000, block = 64, steps = 3;
-    }
-    const float dt = 0.005f;
-    const float eps2 = 0.05f * 0.05f;
+    float dt = 0.005f;
+    float eps2 = 0.05f * 0.05f;
+    int blocks() const { return (n + block - 1) / block; }
+};
 
-    // A cloud in the unit ball (rejection sampling), total mass about 1, small random
-    // velocities.
-    std::vector<float4> pos(n), vel(n);
+// Positions (x, y, z, mass) and velocities (vx, vy, vz, unused) of every body.
+struct bodies {
+    std::vector<float4> pos, vel;
+};
+
+// The reference run in double: positions and velocities (4 per body, as float4) and each
+// body's error bounds for the float computation.
+struct reference {
+    std::vector<double> x, v, ex, ev;
+};
+
+// A cloud in the unit ball (rejection sampling), total mass about 1, small random
+// velocities.
+static bodies make_bodies(int n, uint64_t seed)
+{
+    bodies b{std::vector<float4>(n), std::vector<float4>(n)};
     uint64_t state = seed;
     for (int i = 0; i < n; ++i) {
         float x, y, z;
@@ -98,49 +104,64 @@ int main(int argc, char** argv)
             x = uniform(state), y = uniform(state), z = uniform(state);
         } while (x * x + y * y + z * z > 1.0f);
         const float mass = (1.0f + 0.5f * uniform(state)) / n;
-        pos[i] = make_float4(x, y, z, mass);
+        b.pos[i] = make_float4(x, y, z, mass);
         const float vx = 0.3f * uniform(state);
         const float vy = 0.3f * uniform(state);
         const float vz = 0.3f * uniform(state);
-        vel[i] = make_float4(vx, vy, vz, 0.0f);
+        b.vel[i] = make_float4(vx, vy, vz, 0.0f);
     }
+    return b;
+}
 
+// The time steps on the GPU. Returns 0 or, after printing FAIL, 1.
+static int simulate_on_gpu(const simulation& sim, const bodies& start, bodies& got)
+{
     float4 *dpos[2], *dvel;
-    const size_t bytes = n * sizeof(float4);
+    const size_t bytes = sim.n * sizeof(float4);
     CHECK(cudaMalloc(&dpos[0], bytes));
     CHECK(cudaMalloc(&dpos[1], bytes));
     CHECK(cudaMalloc(&dvel, bytes));
-    CHECK(cudaMemcpy(dpos[0], pos.data(), bytes, cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(dvel, vel.data(), bytes, cudaMemcpyHostToDevice));
-    const int blocks = (n + block - 1) / block;
-    for (int s = 0; s < steps; ++s) {
-        const size_t shared = block * sizeof(float4);
-        nbody_step<<<blocks, block, shared>>>(dpos[s % 2], dpos[(s + 1) % 2], dvel, n, dt, eps2);
+    CHECK(cudaMemcpy(dpos[0], start.pos.data(), bytes, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(dvel, start.vel.data(), bytes, cudaMemcpyHostToDevice));
+    for (int s = 0; s < sim.steps; ++s) {
+        const size_t shared = sim.block * sizeof(float4);
+        nbody_step<<<sim.blocks(), sim.block, shared>>>(dpos[s % 2], dpos[(s + 1) % 2], dvel,
+                                                        sim.n, sim.dt, sim.eps2);
         CHECK(cudaGetLastError());
     }
-    std::vector<float4> got_pos(n), got_vel(n);
-    CHECK(cudaMemcpy(got_pos.data(), dpos[steps % 2], bytes, cudaMemcpyDeviceToHost));
-    CHECK(cudaMemcpy(got_vel.data(), dvel, bytes, cudaMemcpyDeviceToHost));
+    got.pos.resize(sim.n);
+    got.vel.resize(sim.n);
+    CHECK(cudaMemcpy(got.pos.data(), dpos[sim.steps % 2], bytes, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(got.vel.data(), dvel, bytes, cudaMemcpyDeviceToHost));
+    CHECK(cudaFree(dpos[0]));
+    CHECK(cudaFree(dpos[1]));
+    CHECK(cudaFree(dvel));
+    return 0;
+}
 
-    // Reference in double, with a per-body error bound for the float computation:
-    // - acceleration: each term carries a few roundings plus rsqrtf's 2 ulp (at most 12u
-    //   relative, u = 2^-24), and the blocked sum adds at most (tile + tiles) u * sum|term|;
-    //   a position error moves a softened pair force by at most 2 m / (r^2+eps^2)^(3/2)
-    //   times its length (the force's Jacobian norm), which `lip` collects; a length is at
-    //   most sqrt(3) times a component bound, for each of the two bodies: 2 sqrt(3) < 4.
-    // - velocity and position: the update's own rounding of the new value, plus dt times
-    //   the error of the term added.
+// Reference in double, with a per-body error bound for the float computation:
+// - acceleration: each term carries a few roundings plus rsqrtf's 2 ulp (at most 12u
+//   relative, u = 2^-24), and the blocked sum adds at most (tile + tiles) u * sum|term|;
+//   a position error moves a softened pair force by at most 2 m / (r^2+eps^2)^(3/2)
+//   times its length (the force's Jacobian norm), which `lip` collects; a length is at
+//   most sqrt(3) times a component bound, for each of the two bodies: 2 sqrt(3) < 4.
+// - velocity and position: the update's own rounding of the new value, plus dt times
+//   the error of the term added.
+static reference simulate_on_cpu(const simulation& sim, const bodies& start)
+{
+    const int n = sim.n;
+    const float dt = sim.dt, eps2 = sim.eps2;
     const double u = std::ldexp(1.0, -24);
-    const int depth = block + blocks + 12;
+    const int depth = sim.block + sim.blocks() + 12;
     std::vector<double> x(4 * n), v(4 * n), ex(n, 0.0), ev(n, 0.0), acc(3 * n);
     std::vector<double> ea(n);
     for (int i = 0; i < n; ++i) {
-        const double p[4] = {pos[i].x, pos[i].y, pos[i].z, pos[i].w};
-        const double q[4] = {vel[i].x, vel[i].y, vel[i].z, 0.0};
+        const double p[4] = {start.pos[i].x, start.pos[i].y, start.pos[i].z, start.pos[i].w};
+        const double q[4] = {start.vel[i].x, start.vel[i].y, start.vel[i].z, 0.0};
         std::copy(p, p + 4, &x[4 * i]);
         std::copy(q, q + 4, &v[4 * i]);
     }
-    for (int s = 0; s < steps; ++s) {
+    for (int s = 0; s < sim.steps; ++s) {
         const double ex_max = *std::max_element(ex.begin(), ex.end());
         for (int i = 0; i < n; ++i) {
             double a[3] = {0.0, 0.0, 0.0};
@@ -173,28 +194,52 @@ int main(int argc, char** argv)
             ex[i] += dt * ev[i] + 2.0 * u * xmag;
         }
     }
+    return {std::move(x), std::move(v), std::move(ex), std::move(ev)};
+}
 
-    double worst = 0.0;
-    for (int i = 0; i < n; ++i) {
-        const float gp[3] = {got_pos[i].x, got_pos[i].y, got_pos[i].z};
-        const float gv[3] = {got_vel[i].x, got_vel[i].y, got_vel[i].z};
+// Every position and velocity component within twice its bound; `worst` is the largest
+// error as a fraction of its bound. False after printing FAIL.
+static bool bodies_match(const simulation& sim, const bodies& got, const reference& want,
+                        double& worst)
+{
+    worst = 0.0;
+    for (int i = 0; i < sim.n; ++i) {
+        const float gp[3] = {got.pos[i].x, got.pos[i].y, got.pos[i].z};
+        const float gv[3] = {got.vel[i].x, got.vel[i].y, got.vel[i].z};
         for (int c = 0; c < 3; ++c) {
-            const double pos_err = std::fabs(gp[c] - x[4 * i + c]);
-            const double vel_err = std::fabs(gv[c] - v[4 * i + c]);
-            if (!(pos_err <= 2.0 * ex[i]) || !(vel_err <= 2.0 * ev[i])) {
+            const double pos_err = std::fabs(gp[c] - want.x[4 * i + c]);
+            const double vel_err = std::fabs(gv[c] - want.v[4 * i + c]);
+            if (!(pos_err <= 2.0 * want.ex[i]) || !(vel_err <= 2.0 * want.ev[i])) {
                 std::printf("FAIL: body %d component %d: position %.9g (expected %.9g, bound "
                             "%.3g), velocity %.9g (expected %.9g, bound %.3g)\n",
-                            i, c, gp[c], x[4 * i + c], 2.0 * ex[i], gv[c], v[4 * i + c],
-                            2.0 * ev[i]);
-                return 1;
+                            i, c, gp[c], want.x[4 * i + c], 2.0 * want.ex[i], gv[c],
+                            want.v[4 * i + c], 2.0 * want.ev[i]);
+                return false;
             }
-            worst = std::max({worst, pos_err / (2.0 * ex[i]), vel_err / (2.0 * ev[i])});
+            worst = std::max({worst, pos_err / (2.0 * want.ex[i]), vel_err / (2.0 * want.ev[i])});
         }
     }
-    CHECK(cudaFree(dpos[0]));
-    CHECK(cudaFree(dpos[1]));
-    CHECK(cudaFree(dvel));
-    std::printf("nbody: OK (%d bodies, %d steps, worst error %.2f of its bound)\n", n, steps,
-                worst);
+    return true;
+}
+
+int main(int argc, char** argv)
+{
+    uint64_t seed = 1;
+    const int paper = paper_size(argc, argv, seed);
+    if (paper < 0) {
+        return 2;
+    }
+    const simulation sim = paper ? simulation{3000, 64, 3} : simulation{200, 64, 2};
+    const bodies start = make_bodies(sim.n, seed);
+    bodies got;
+    if (simulate_on_gpu(sim, start, got) != 0) {
+        return 1;
+    }
+    double worst = 0.0;
+    if (!bodies_match(sim, got, simulate_on_cpu(sim, start), worst)) {
+        return 1;
+    }
+    std::printf("nbody: OK (%d bodies, %d steps, worst error %.2f of its bound)\n", sim.n,
+                sim.steps, worst);
     return 0;
 }

@@ -67,6 +67,200 @@ struct rate_result {
     std::uint64_t packets = 0; ///< packets measured
 };
 
+namespace detail {
+
+/// Packet counts and latency sums of a set of packets (all, or those made while sampling).
+struct rate_tally {
+    std::uint64_t count = 0;
+    std::uint64_t lat = 0;
+    std::uint64_t net_lat = 0;
+    std::uint64_t hops = 0;
+    std::uint64_t outstanding = 0; ///< made, not yet ejected
+    std::uint64_t ctime_sum = 0;   ///< creation times of the outstanding ones
+    /// Average latency with outstanding packets counted at their current age.
+    [[nodiscard]] double age_latency(std::uint64_t now) const {
+        const std::uint64_t n = count + outstanding;
+        if (n == 0) return 0.0;
+        return (static_cast<double>(lat) + static_cast<double>(outstanding * now - ctime_sum)) /
+               static_cast<double>(n);
+    }
+    /// A packet made at `now`.
+    void made(std::uint64_t now) {
+        ++outstanding;
+        ctime_sum += now;
+    }
+    /// An ejected packet.
+    template <class Packet>
+    void arrived(const Packet& pk) {
+        ++count;
+        lat += pk.latency();
+        net_lat += pk.network_latency();
+        hops += pk.hops;
+        --outstanding;
+        ctime_sum -= pk.created;
+    }
+};
+
+/// One injection rate on one network, phase by phase: warm-up, sampling, drain. Each phase
+/// returns why the rate is unstable, or nothing.
+template <network Net>
+class rate_run {
+public:
+    rate_run(Net& net, const traffic& t, double rate, const sweep_params& sp, rng& r)
+        : net_(net), traffic_(t), sp_(sp), rng_(r), n_nodes_(static_cast<node_id>(net.nodes())),
+          p_packet_(rate / static_cast<double>(sp.packet_size)), queues_(n_nodes_) {
+        res_.rate = rate;
+    }
+
+    [[nodiscard]] rate_result run() {
+        std::string_view why = warm_up();
+        if (why.empty()) why = sample();
+        if (why.empty()) why = drain();
+        return finish(why.empty() ? run_status::ok : run_status::unstable, why);
+    }
+
+private:
+    using packet_type = typename Net::packet_type;
+
+    [[nodiscard]] bool is_measured(std::uint64_t created) const {
+        return created >= begin_ && created < end_;
+    }
+
+    // Bernoulli arrivals into the source queues.
+    void make_packets() {
+        const std::uint64_t now = net_.now();
+        for (node_id n = 0; n < n_nodes_; ++n) {
+            if (!rng_.bernoulli(p_packet_)) continue;
+            packet_type pk;
+            pk.src = n;
+            pk.dst = traffic_.destination(n, rng_);
+            pk.flits = sp_.packet_size;
+            pk.cls = sp_.cls;
+            pk.created = now;
+            all_.made(now);
+            if (is_measured(now)) measured_.made(now);
+            queues_[n].push_back(std::move(pk));
+        }
+    }
+
+    void eject_packets() {
+        for (node_id n = 0; n < n_nodes_; ++n)
+            while (net_.can_eject(n)) {
+                const packet_type pk = net_.eject(n);
+                if (sampling_) window_flits_ += pk.flits;
+                total_flits_ += pk.flits;
+                all_.arrived(pk);
+                if (is_measured(pk.created)) measured_.arrived(pk);
+            }
+    }
+
+    // One cycle: new packets, the source queues into the network, a tick, ejection.
+    void step() {
+        make_packets();
+        for (node_id n = 0; n < n_nodes_; ++n)
+            while (!queues_[n].empty() && net_.can_inject(n, sp_.cls))
+                net_.inject(queues_[n].take_front());
+        net_.tick();
+        eject_packets();
+    }
+
+    // Warm-up: nothing measured; give up early on runaway latency.
+    [[nodiscard]] std::string_view warm_up() {
+        for (std::uint64_t c = 1; c <= sp_.warmup_cycles; ++c) {
+            step();
+            if (c % sp_.sample_cycles == 0 && all_.age_latency(net_.now()) > sp_.latency_threshold)
+                return "latency above threshold during warm-up";
+        }
+        return {};
+    }
+
+    // Sampling: packets made from here on are measured until the samples converge.
+    [[nodiscard]] std::string_view sample() {
+        begin_ = net_.now();
+        sampling_ = true;
+        double prev_lat = 0.0;
+        double prev_acc = 0.0;
+        std::uint32_t converged = 0;
+        for (std::uint32_t period = 0; period < sp_.max_samples && converged < sp_.converge_periods;
+             ++period) {
+            for (std::uint64_t c = 0; c < sp_.sample_cycles; ++c)
+                step();
+            const double elapsed = static_cast<double>(net_.now() - begin_);
+            res_.accepted_rate =
+                static_cast<double>(window_flits_) / (elapsed * static_cast<double>(n_nodes_));
+            if (measured_.age_latency(net_.now()) > sp_.latency_threshold)
+                return "latency above threshold";
+            const double cur_lat = measured_.count == 0 ? 0.0
+                                                        : static_cast<double>(measured_.lat) /
+                                                              static_cast<double>(measured_.count);
+            const auto change = [](double cur, double prev) {
+                if (cur == prev) return 0.0;
+                return cur == 0.0 ? 1.0 : std::fabs(cur - prev) / cur;
+            };
+            const double lat_change = change(cur_lat, prev_lat);
+            const double acc_change = change(res_.accepted_rate, prev_acc);
+            prev_lat = cur_lat;
+            prev_acc = res_.accepted_rate;
+            if (lat_change < sp_.stop_threshold && acc_change < sp_.stop_threshold)
+                ++converged;
+            else
+                converged = 0;
+        }
+        end_ = net_.now();
+        sampling_ = false;
+        if (converged < sp_.converge_periods) return "not converging";
+        return {};
+    }
+
+    // Drain: keep the load on until every measured packet has arrived.
+    [[nodiscard]] std::string_view drain() {
+        for (std::uint64_t c = 1; measured_.outstanding != 0; ++c) {
+            if (c > sp_.max_drain_cycles) return "drain too long";
+            step();
+            if (c % 1000 == 0 && measured_.age_latency(net_.now()) > sp_.latency_threshold)
+                return "latency above threshold while draining";
+        }
+        return {};
+    }
+
+    [[nodiscard]] rate_result finish(run_status st, std::string_view why) {
+        res_.status = st;
+        res_.reason = why;
+        res_.cycles = net_.now();
+        res_.packets = measured_.count;
+        // Stopped before any measured packet arrived: report the warm-up's packets.
+        const rate_tally& x = measured_.count != 0 ? measured_ : all_;
+        if (x.count != 0) {
+            const auto c = static_cast<double>(x.count);
+            res_.avg_packet_latency = static_cast<double>(x.lat) / c;
+            res_.avg_network_latency = static_cast<double>(x.net_lat) / c;
+            res_.hops_avg = static_cast<double>(x.hops) / c;
+        }
+        if (begin_ == no_time && net_.now() != 0)
+            res_.accepted_rate = static_cast<double>(total_flits_) /
+                                 (static_cast<double>(net_.now()) * static_cast<double>(n_nodes_));
+        return res_;
+    }
+
+    Net& net_;
+    const traffic& traffic_;
+    const sweep_params& sp_;
+    rng& rng_;
+    node_id n_nodes_;
+    double p_packet_;
+    std::vector<ring<packet_type>> queues_; ///< unbounded source queues, one per node
+    rate_tally all_;
+    rate_tally measured_;            ///< the packets made while sampling
+    std::uint64_t begin_ = no_time;  ///< first cycle of sampling
+    std::uint64_t end_ = no_time;    ///< cycle sampling ended
+    std::uint64_t window_flits_ = 0; ///< ejected while sampling
+    std::uint64_t total_flits_ = 0;
+    bool sampling_ = false;
+    rate_result res_;
+};
+
+} // namespace detail
+
 /// Runs one rate on `net` (fresh, nodes() == t.nodes()).
 template <network Net>
 [[nodiscard]] rate_result run_rate(Net& net, const traffic& t, double rate, const sweep_params& sp,
@@ -75,148 +269,7 @@ template <network Net>
     check(rate >= 0.0 && rate <= 1.0, "rate", rate, "[0, 1] flits per node per cycle");
     check(net.nodes() == t.nodes(), "traffic.nodes", t.nodes(),
           "the network's node count " + std::to_string(net.nodes()));
-    using packet_type = typename Net::packet_type;
-    const auto n_nodes = static_cast<node_id>(net.nodes());
-    const double p_packet = rate / static_cast<double>(sp.packet_size);
-    std::vector<detail::ring<packet_type>> q(n_nodes);
-
-    struct tally {
-        std::uint64_t count = 0;
-        std::uint64_t lat = 0;
-        std::uint64_t net_lat = 0;
-        std::uint64_t hops = 0;
-        std::uint64_t outstanding = 0; ///< made, not yet ejected
-        std::uint64_t ctime_sum = 0;   ///< creation times of the outstanding ones
-        /// Average latency with outstanding packets counted at their current age.
-        [[nodiscard]] double age_latency(std::uint64_t now) const {
-            const std::uint64_t n = count + outstanding;
-            if (n == 0) return 0.0;
-            return (static_cast<double>(lat) + static_cast<double>(outstanding * now - ctime_sum)) /
-                   static_cast<double>(n);
-        }
-    };
-    tally all;
-    tally measured;
-    std::uint64_t begin = no_time;
-    std::uint64_t end = no_time;
-    std::uint64_t window_flits = 0;
-    std::uint64_t total_flits = 0;
-    bool sampling = false;
-    const auto is_measured = [&](std::uint64_t created) {
-        return created >= begin && created < end;
-    };
-
-    const auto step = [&] {
-        const std::uint64_t now = net.now();
-        for (node_id n = 0; n < n_nodes; ++n) {
-            if (!r.bernoulli(p_packet)) continue;
-            packet_type pk;
-            pk.src = n;
-            pk.dst = t.destination(n, r);
-            pk.flits = sp.packet_size;
-            pk.cls = sp.cls;
-            pk.created = now;
-            ++all.outstanding;
-            all.ctime_sum += now;
-            if (is_measured(now)) {
-                ++measured.outstanding;
-                measured.ctime_sum += now;
-            }
-            q[n].push_back(std::move(pk));
-        }
-        for (node_id n = 0; n < n_nodes; ++n)
-            while (!q[n].empty() && net.can_inject(n, sp.cls))
-                net.inject(q[n].take_front());
-        net.tick();
-        for (node_id n = 0; n < n_nodes; ++n)
-            while (net.can_eject(n)) {
-                const packet_type pk = net.eject(n);
-                if (sampling) window_flits += pk.flits;
-                total_flits += pk.flits;
-                const auto add = [&](tally& x) {
-                    ++x.count;
-                    x.lat += pk.latency();
-                    x.net_lat += pk.network_latency();
-                    x.hops += pk.hops;
-                    --x.outstanding;
-                    x.ctime_sum -= pk.created;
-                };
-                add(all);
-                if (is_measured(pk.created)) add(measured);
-            }
-    };
-
-    rate_result res;
-    res.rate = rate;
-    const auto finish = [&](run_status st, std::string_view why) {
-        res.status = st;
-        res.reason = why;
-        res.cycles = net.now();
-        res.packets = measured.count;
-        // Stopped before any measured packet arrived: report the warm-up's packets.
-        const tally& x = measured.count != 0 ? measured : all;
-        if (x.count != 0) {
-            const auto c = static_cast<double>(x.count);
-            res.avg_packet_latency = static_cast<double>(x.lat) / c;
-            res.avg_network_latency = static_cast<double>(x.net_lat) / c;
-            res.hops_avg = static_cast<double>(x.hops) / c;
-        }
-        if (begin == no_time && net.now() != 0)
-            res.accepted_rate = static_cast<double>(total_flits) /
-                                (static_cast<double>(net.now()) * static_cast<double>(n_nodes));
-        return res;
-    };
-
-    // Warm-up: nothing measured; give up early on runaway latency.
-    for (std::uint64_t c = 1; c <= sp.warmup_cycles; ++c) {
-        step();
-        if (c % sp.sample_cycles == 0 && all.age_latency(net.now()) > sp.latency_threshold)
-            return finish(run_status::unstable, "latency above threshold during warm-up");
-    }
-
-    // Sampling: packets made from here on are measured until the samples converge.
-    begin = net.now();
-    sampling = true;
-    double prev_lat = 0.0;
-    double prev_acc = 0.0;
-    std::uint32_t converged = 0;
-    for (std::uint32_t period = 0; period < sp.max_samples && converged < sp.converge_periods;
-         ++period) {
-        for (std::uint64_t c = 0; c < sp.sample_cycles; ++c)
-            step();
-        const double elapsed = static_cast<double>(net.now() - begin);
-        res.accepted_rate =
-            static_cast<double>(window_flits) / (elapsed * static_cast<double>(n_nodes));
-        if (measured.age_latency(net.now()) > sp.latency_threshold)
-            return finish(run_status::unstable, "latency above threshold");
-        const double cur_lat = measured.count == 0 ? 0.0
-                                                   : static_cast<double>(measured.lat) /
-                                                         static_cast<double>(measured.count);
-        const auto change = [](double cur, double prev) {
-            if (cur == prev) return 0.0;
-            return cur == 0.0 ? 1.0 : std::fabs(cur - prev) / cur;
-        };
-        const double lat_change = change(cur_lat, prev_lat);
-        const double acc_change = change(res.accepted_rate, prev_acc);
-        prev_lat = cur_lat;
-        prev_acc = res.accepted_rate;
-        if (lat_change < sp.stop_threshold && acc_change < sp.stop_threshold)
-            ++converged;
-        else
-            converged = 0;
-    }
-    end = net.now();
-    sampling = false;
-    if (converged < sp.converge_periods) return finish(run_status::unstable, "not converging");
-
-    // Drain: keep the load on until every measured packet has arrived.
-    for (std::uint64_t c = 1; measured.outstanding != 0; ++c) {
-        if (c > sp.max_drain_cycles) return finish(run_status::unstable, "drain too long");
-        step();
-        if (c % 1000 == 0 && measured.age_latency(net.now()) > sp.latency_threshold)
-            return finish(run_status::unstable, "latency above threshold while draining");
-    }
-    return finish(run_status::ok, {});
+    return detail::rate_run<Net>(net, t, rate, sp, r).run();
 }
 
 } // namespace warpkit::noc
