@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -77,41 +78,21 @@ namespace warpkit::func {
 /// the kernel's end. Blocks end after BEQ, BNE and EXIT and before every branch target.
 [[nodiscard]] inline std::vector<simt::pc_type>
 reconvergence_points(const std::vector<isa::instruction>& code) {
-    const std::size_t n = code.size();
-    std::vector<char> leader(n + 1, 0);
-    leader[0] = 1;
-    for (std::size_t pc = 0; pc < n; ++pc) {
-        const auto op = code[pc].op;
-        if (op == isa::opcode::beq || op == isa::opcode::bne) {
-            if (code[pc].imm < n) leader[code[pc].imm] = 1;
-            leader[pc + 1] = 1;
-        } else if (op == isa::opcode::exit) {
-            leader[pc + 1] = 1;
-        }
-    }
-    std::vector<std::size_t> block_of(n, 0);
-    std::vector<simt::pc_type> block_pc;
-    for (std::size_t pc = 0; pc < n; ++pc) {
-        if (leader[pc]) block_pc.push_back(static_cast<simt::pc_type>(pc));
-        block_of[pc] = block_pc.size() - 1;
-    }
-    std::vector<std::vector<std::size_t>> succ(block_pc.size());
-    for (std::size_t b = 0; b < block_pc.size(); ++b) {
-        const std::size_t last = (b + 1 < block_pc.size() ? block_pc[b + 1] : n) - 1;
-        const auto& in = code[last];
-        const auto add = [&](std::size_t pc) {
-            if (pc < n) succ[b].push_back(block_of[pc]); // past the end: leaves the kernel
-        };
-        if (in.op == isa::opcode::exit) continue;
-        if (in.op == isa::opcode::beq || in.op == isa::opcode::bne) add(in.imm);
-        add(last + 1);
-    }
-    const simt::post_dominator_tree tree(succ);
-    const auto block_rpc = tree.reconvergence_pcs(block_pc);
-    std::vector<simt::pc_type> out(n, simt::no_pc);
-    for (std::size_t pc = 0; pc < n; ++pc)
-        out[pc] = block_rpc[block_of[pc]];
-    return out;
+    const auto is_branch = [&](std::size_t pc) {
+        return code[pc].op == isa::opcode::beq || code[pc].op == isa::opcode::bne;
+    };
+    return simt::block_reconvergence_pcs(
+        code.size(),
+        [&](std::size_t pc) -> std::optional<std::size_t> {
+            if (is_branch(pc)) return code[pc].imm;
+            return std::nullopt;
+        },
+        [&](std::size_t pc) { return is_branch(pc) || code[pc].op == isa::opcode::exit; },
+        [&](std::size_t last, auto&& add) {
+            if (code[last].op == isa::opcode::exit) return;
+            if (is_branch(last)) add(code[last].imm);
+            add(last + 1);
+        });
 }
 
 /// A program ready to run: every word decoded (an undefined word is an error naming its

@@ -159,4 +159,41 @@ private:
     std::vector<std::size_t> order_; // post-order number in the reverse graph
 };
 
+/// The reconvergence pc of every instruction of a program of `n` instructions, for any ISA: the
+/// start of the immediate post-dominator of the instruction's basic block, or no_pc when its
+/// paths meet only at the program's end. Blocks start at pc 0, at every branch target and after
+/// every block-ending instruction. `target(pc)` is the branch target of the instruction at pc
+/// when it is a branch (a std::optional); `ends_block(pc)` says whether a block ends after pc
+/// (a branch, an exit); `successors(pc, add)` calls add(next) for every pc control may go to
+/// after the last instruction of a block, at pc. Pcs at or past `n` leave the program.
+template <class Target, class EndsBlock, class Successors>
+[[nodiscard]] std::vector<pc_type>
+block_reconvergence_pcs(std::size_t n, Target target, EndsBlock ends_block, Successors successors) {
+    std::vector<char> leader(n + 1, 0);
+    leader[0] = 1;
+    for (std::size_t pc = 0; pc < n; ++pc) {
+        if (const auto t = target(pc); t && *t < n) leader[*t] = 1;
+        if (ends_block(pc)) leader[pc + 1] = 1;
+    }
+    std::vector<std::size_t> block_of(n, 0);
+    std::vector<pc_type> block_pc;
+    for (std::size_t pc = 0; pc < n; ++pc) {
+        if (leader[pc]) block_pc.push_back(static_cast<pc_type>(pc));
+        block_of[pc] = block_pc.size() - 1;
+    }
+    std::vector<std::vector<std::size_t>> succ(block_pc.size());
+    for (std::size_t b = 0; b < block_pc.size(); ++b) {
+        const std::size_t last = (b + 1 < block_pc.size() ? block_pc[b + 1] : n) - 1;
+        successors(last, [&](std::size_t next) {
+            if (next < n) succ[b].push_back(block_of[next]);
+        });
+    }
+    const post_dominator_tree tree(succ);
+    const auto block_rpc = tree.reconvergence_pcs(block_pc);
+    std::vector<pc_type> out(n, no_pc);
+    for (std::size_t pc = 0; pc < n; ++pc)
+        out[pc] = block_rpc[block_of[pc]];
+    return out;
+}
+
 } // namespace warpkit::simt
