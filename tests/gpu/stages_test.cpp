@@ -68,7 +68,7 @@ struct ldst_rig {
     explicit ldst_rig(const gpu::memory_params& memory) : ldst(3, gpu::sm_params{}, memory) {}
     ldst_t ldst;
     gpu::sm_stats counts;
-    gpu::stages::result_queue results;
+    gpu::stages::result_queue<> results;
     warp_context w;
     issue::operands writes = issue::operands{}.write(1);
     void load(std::uint64_t stride, std::uint64_t now) {
@@ -104,7 +104,7 @@ TEST_CASE("fetch stage alone: a fetch fills a 2-deep buffer after the fetch late
 TEST_CASE("writeback stage alone: registers are released when their results arrive") {
     exec::execution_units<payload> units(exec::units_params{});
     issue::scoreboard sb(issue::scoreboard_params{4});
-    gpu::stages::writeback_stage wb;
+    gpu::stages::writeback_stage<> wb;
     const auto r1 = issue::operands{}.write(1);
     const auto r2 = issue::operands{}.write(2);
     sb.reserve(0, r1);
@@ -221,7 +221,7 @@ TEST_CASE("issue stage alone: picks the ready warps and counts a stall by its ca
     for (auto& w : warps)
         w.ibuf.push_back(alu(1, {}));
     warps[2].ibuf.clear(); // nothing fetched yet
-    gpu::stages::issue_stage stage(3, 2);
+    gpu::stages::issue_stage<issue::scheduler_bank<issue::lrr>> stage(3, 2);
     gpu::stages::no_front_end_sharing sharing;
     gpu::stages::type_demand demand;
     demand.on = {true, true};
@@ -248,7 +248,7 @@ TEST_CASE("execute stage alone: an issued add reserves its register and occupies
     ldst_t ldst(0, p, gpu::ideal_memory());
     issue::scoreboard sb(issue::scoreboard_params{2});
     gpu::stages::no_front_end_sharing sharing;
-    gpu::stages::result_queue results;
+    gpu::stages::result_queue<> results;
     gpu::sm_stats counts;
     scripted_source src({{alu(1, {}), exit_inst()}});
     auto warps = resident_warps(1);

@@ -98,7 +98,7 @@ public:
     /// The front-end sharing slot.
     using sharing_type =
         std::conditional_t<detail::wants_front_end_sharing<Policies>(),
-                           stages::front_end_sharing, stages::no_front_end_sharing>;
+                           stages::front_end_sharing<>, stages::no_front_end_sharing>;
     /// The dynamic split slot (empty when the SM cannot or should not split).
     using split_type =
         std::conditional_t<detail::wants_dynamic_split<Policies>() && splittable && !gated,
@@ -120,7 +120,7 @@ public:
             w.ibuf.reserve(p_.ibuffer_depth);
         writeback_.results().reserve(std::size_t{p_.contexts()} * 4);
         if (p_.split.mode != reconfig::split_mode::off)
-            stages::check_split(p_, warp_size, splittable, gated, split_type::available);
+            stages::check_split<warp_size>(p_, splittable, gated, split_type::available);
     }
 
     /// Block slots free for a new block.
@@ -477,14 +477,14 @@ private:
     Source source_;
     scheduler_bank_type sched_;
     [[no_unique_address]] split_type split_; // AMOEBA's split and SM1's schedulers
-    stages::execute_stage execute_;
+    stages::execute_stage<> execute_;
     issue::scoreboard scoreboard_;
     ldst_type ldst_;
     std::vector<stages::warp_context> warps_;
     std::vector<stages::block_context> blocks_;
-    stages::issue_stage issue_;
+    stages::issue_stage<scheduler_bank_type> issue_;
     power_stage_type power_;
-    stages::writeback_stage writeback_;
+    stages::writeback_stage<> writeback_;
     stages::fetch_stage fetch_;
     [[no_unique_address]] sharing_type sharing_; // front-end sharing (role none: alone)
     std::vector<std::uint32_t> slots_tmp_;

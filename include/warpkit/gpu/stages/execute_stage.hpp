@@ -32,15 +32,16 @@ struct execute_context {
     Sharing& sharing;
     issue::scoreboard& scoreboard;
     Ldst& ldst;
-    result_queue& results;
+    result_queue<>& results;
     sm_stats& counts;
     exec_site site;
 };
 
-/// The execution units of an SM (and of a split SM's second half).
+/// The execution units of an SM (and of a split SM's second half), each an `Units`.
+template <class Units = exec::execution_units<payload>>
 class execute_stage {
 public:
-    using units_type = exec::execution_units<payload>;
+    using units_type = Units;
 
     explicit execute_stage(const exec::units_params& p) : units_(p), second_(p) {}
 

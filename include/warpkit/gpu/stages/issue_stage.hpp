@@ -49,7 +49,9 @@ inline void count_stall(stall_cause c, stall_stats& stalls) noexcept {
     }
 }
 
-/// The issue stage of an SM over `contexts` warp contexts issuing `issue_width` per cycle.
+/// The issue stage of an SM whose warp schedulers are a `Bank` (issue::scheduler_bank), over
+/// `contexts` warp contexts issuing `issue_width` per cycle.
+template <class Bank>
 class issue_stage {
 public:
     issue_stage(std::uint32_t contexts, std::uint32_t issue_width)
@@ -59,7 +61,7 @@ public:
     /// `sharing` answers for a master of a sharing cluster (held warps, full links); `demand`
     /// says which gated types are on or may wake and takes the cycle's counts for power
     /// gating; a stall is counted in `stalls`. Returns the warp instructions issued.
-    template <class Bank, class Sharing, class Port>
+    template <class Sharing, class Port>
     requires issue_port<Port>
     std::size_t tick(std::uint32_t h, Bank& bank, std::span<const warp_context> warps,
                      Sharing& sharing, Port& port, type_demand& demand, stall_stats& stalls) {
@@ -129,7 +131,7 @@ private:
     // stage that checks each pick's unit in turn does (GATES fills its N slots in priority
     // order, paper 003 Section 6). A pick of a type with no cluster free but one a wakeup
     // may start is that type's wakeup request and keeps its slot.
-    template <class Bank, class Sharing, class Port>
+    template <class Sharing, class Port>
     issue::issue_list pick_(std::uint32_t h, Bank& bank, std::span<const warp_context> warps,
                             Sharing& sharing, Port& port, type_demand& demand) {
         issue::issue_list done;

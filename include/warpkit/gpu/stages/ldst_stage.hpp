@@ -61,7 +61,7 @@ public:
     /// The access `d` of warp `w` (slot `s`) writing `writes`, issued at `now`.
     void issue(std::uint32_t s, warp_context& w, const isa::dynamic_inst<WarpSize>& d,
                const issue::operands& writes, std::uint64_t now, sm_stats& counts,
-               result_queue& results) {
+               result_queue<>& results) {
         if (d.si.space == isa::mem_space::global || d.si.space == isa::mem_space::local) {
             if (d.si.mop == isa::mem_op::load) ++counts.global_loads;
             if (d.si.mop == isa::mem_op::store) ++counts.global_stores;
@@ -114,7 +114,7 @@ public:
     /// One more pass at `now` of warp `w`'s (slot `s`) shared access whose lanes lost a bank
     /// conflict: it occupies the stage like the first; the last pass's data completes the load.
     void replay(std::uint32_t s, warp_context& w, std::uint64_t now, sm_stats& counts,
-                result_queue& results) {
+                result_queue<>& results) {
         free_at_ = now + 1;
         ++counts.shared_replays;
         if (--w.replays == 0)

@@ -182,7 +182,7 @@ public:
     /// `writes`: its PRT entry holds the coalesced transactions, which the access step takes
     /// from `now + agen` on (after address generation).
     void issue(std::uint32_t s, const isa::dynamic_inst<WarpSize>& d, const issue::operands& writes,
-               std::uint64_t now, std::uint64_t agen, sm_stats& counts, result_queue& results) {
+               std::uint64_t now, std::uint64_t agen, sm_stats& counts, result_queue<>& results) {
         pending pe;
         pe.writes = writes;
         const std::uint64_t base = classify_(d.si, pe, counts);
@@ -208,7 +208,7 @@ public:
     /// The access step at `now`: one transaction of the current access meets its cache. One
     /// that cannot proceed (no way free, MSHRs full, miss queue full) retries the next cycle
     /// and holds the LD/ST unit. L1 hits return their data through `results`.
-    void access_step(std::uint64_t now, result_queue& results) {
+    void access_step(std::uint64_t now, result_queue<>& results) {
         if (current_ == no_entry_ || now < current_at_) return;
         const std::uint32_t id = current_;
         const auto& t = prt_.requests(id)[prt_.sent(id)];
@@ -331,7 +331,7 @@ private:
     }
     // A load, constant or texture transaction reads its cache; a hit returns after the
     // cache's latency.
-    bool read_(std::uint32_t id, const transaction& t, std::uint64_t now, result_queue& results) {
+    bool read_(std::uint32_t id, const transaction& t, std::uint64_t now, result_queue<>& results) {
         const access_kind kind = pending_[id].kind;
         auto& c = kind == access_kind::load ? l1d_ : (kind == access_kind::constant ? const_ : tex_);
         const auto st = c.read(t.addr, t.size, id);

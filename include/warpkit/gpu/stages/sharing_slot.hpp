@@ -67,14 +67,16 @@ struct no_front_end_sharing {
     }
 };
 
-/// An SM that may be a member of a front-end sharing cluster (role none until it joins).
+/// An SM that may be a member of a front-end sharing cluster (role none until it joins),
+/// keeping its part in a `Member`.
+template <class Member = cluster_member>
 class front_end_sharing {
 public:
     static constexpr bool enabled = true;
 
     /// The SM's part in its cluster.
-    [[nodiscard]] cluster_member& member() noexcept { return member_; }
-    [[nodiscard]] const cluster_member& member() const noexcept { return member_; }
+    [[nodiscard]] Member& member() noexcept { return member_; }
+    [[nodiscard]] const Member& member() const noexcept { return member_; }
 
     /// True outside a cluster.
     [[nodiscard]] bool lone() const noexcept { return member_.role() == cluster_role::none; }
@@ -194,7 +196,7 @@ private:
         return o;
     }
 
-    cluster_member member_;
+    Member member_;
 };
 
 } // namespace warpkit::gpu::stages

@@ -38,11 +38,12 @@ concept splittable_source = requires(Source& src, const Source& cs, std::uint32_
     cs.stack(s).converged();
 };
 
-/// Checks that an SM of `warp_size` lanes can split as `p.split` asks (mode not off):
+/// Checks that an SM of `WarpSize` lanes can split as `p.split` asks (mode not off):
 /// `can_cut` (its source cuts warps), `gated` (it power-gates), `has_split` (its policies
 /// keep the split slot). Throws config_error naming split.mode or split.group_lanes.
-inline void check_split(const sm_params& p, std::size_t warp_size, bool can_cut, bool gated,
-                        bool has_split) {
+template <std::size_t WarpSize>
+void check_split(const sm_params& p, bool can_cut, bool gated, bool has_split) {
+    constexpr std::size_t warp_size = WarpSize;
     const std::string mode(
         enum_names<reconfig::split_mode>::names[static_cast<std::size_t>(p.split.mode)]);
     if (!can_cut)

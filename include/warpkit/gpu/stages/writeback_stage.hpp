@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <initializer_list>
 #include <vector>
 
@@ -30,24 +29,26 @@ struct memory_result {
     }
 };
 
-/// Memory results in flight, earliest first (a min-heap on arrival cycle).
+/// `Result`s (memory_result) in flight, earliest first (a min-heap on arrival cycle).
+template <class Result = memory_result>
 class result_queue {
 public:
+    using value_type = Result;
     /// Room for `expected` results without reallocation.
     void reserve(std::size_t expected) { heap_.reserve(expected); }
     /// Schedules `r`.
-    void push(const memory_result& r) {
+    void push(const Result& r) {
         heap_.push_back(r);
-        std::push_heap(heap_.begin(), heap_.end(), std::greater<>{});
+        std::push_heap(heap_.begin(), heap_.end(), later{});
     }
     /// True when a result arrives by `now`.
     [[nodiscard]] bool due(std::uint64_t now) const noexcept {
         return !heap_.empty() && heap_.front().at <= now;
     }
     /// Removes and returns the earliest result.
-    memory_result pop() {
-        std::pop_heap(heap_.begin(), heap_.end(), std::greater<>{});
-        const memory_result r = heap_.back();
+    Result pop() {
+        std::pop_heap(heap_.begin(), heap_.end(), later{});
+        const Result r = heap_.back();
         heap_.pop_back();
         return r;
     }
@@ -55,17 +56,24 @@ public:
     [[nodiscard]] std::size_t size() const noexcept { return heap_.size(); }
 
 private:
-    std::vector<memory_result> heap_;
+    // The heap order: the later arrival sinks (a min-heap; <functional> is not needed).
+    struct later {
+        bool operator()(const Result& a, const Result& b) const noexcept {
+            return a > b;
+        }
+    };
+    std::vector<Result> heap_;
 };
 
 /// The writeback stage. `release(slot, writes, memory)` frees registers in the scoreboard
 /// (memory: the result came from memory); `data_return(entry)` is one data return of a PRT
 /// entry.
+template <class Queue = result_queue<>>
 class writeback_stage {
 public:
     /// The port memory results arrive through.
-    [[nodiscard]] result_queue& results() noexcept { return results_; }
-    [[nodiscard]] const result_queue& results() const noexcept { return results_; }
+    [[nodiscard]] Queue& results() noexcept { return results_; }
+    [[nodiscard]] const Queue& results() const noexcept { return results_; }
     /// True when no memory result is in flight.
     [[nodiscard]] bool idle() const noexcept { return results_.empty(); }
 
@@ -83,7 +91,7 @@ public:
                 }
             }
         while (results_.due(now)) {
-            const memory_result r = results_.pop();
+            const auto r = results_.pop();
             if (r.entry != memory_result::no_entry)
                 data_return(r.entry);
             else if (r.writes.dsts != 0)
@@ -92,7 +100,7 @@ public:
     }
 
 private:
-    result_queue results_;
+    Queue results_;
 };
 
 } // namespace warpkit::gpu::stages
