@@ -1,0 +1,106 @@
+#pragma once
+/// \file
+/// What the stages of an SM share: the warp contexts (instruction buffer, fetch and replay
+/// state, which half of a split SM a warp runs on), the block slots, the payload that travels
+/// down an execution pipeline, the registers an instruction reads and writes, and
+/// `type_demand`, the port between the issue stage and power gating (which unit types are on
+/// or may wake, and what issue wanted of them this cycle).
+
+#include <warpkit/isa/dynamic_inst.hpp>
+#include <warpkit/isa/unit_class.hpp>
+#include <warpkit/issue/scoreboard.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace warpkit::gpu::stages {
+
+/// One warp context of an SM.
+struct warp_context {
+    bool resident = false;
+    std::uint32_t block_slot = 0;
+    std::uint64_t age = 0;
+    std::vector<isa::static_inst> ibuf;
+    std::uint64_t fetch_ready = 0; ///< cycle a fetch in flight completes
+    bool fetching = false;
+    std::uint32_t replays = 0;       ///< shared-memory passes still to replay (paper 004)
+    issue::operands replay_writes{}; ///< the replayed load's destinations
+    std::uint32_t launched = 0;      ///< threads launched (active at the first instruction)
+    std::uint8_t half = 0;           ///< split SM: 0 on SM0, 1 on SM1
+    bool narrow = false;             ///< a part of a cut warp: half the width
+    bool binned = false;             ///< split SM: draining its writes before it moves
+    bool uncut = false;              ///< moved to SM1 divergent and whole (no cuts allowed)
+};
+
+/// One block slot of an SM.
+struct block_context {
+    bool resident = false;
+    std::uint32_t index = 0;
+    std::uint32_t live_warps = 0;
+};
+
+/// What travels down an execution pipeline: the warp and the registers it will write.
+struct payload {
+    std::uint32_t slot = 0;
+    issue::operands writes{};
+};
+
+/// The registers `si` reads and writes.
+[[nodiscard]] inline issue::operands operands_of(const isa::static_inst& si) {
+    issue::operands ops;
+    for (std::size_t i = 0; i < si.num_src; ++i)
+        ops = ops.read(si.src[i]);
+    for (std::size_t i = 0; i < si.num_dst; ++i)
+        ops = ops.write(si.dst[i]);
+    return ops;
+}
+/// The registers `si` writes.
+[[nodiscard]] inline issue::operands writes_of(const isa::static_inst& si) {
+    issue::operands ops;
+    for (std::size_t i = 0; i < si.num_dst; ++i)
+        ops = ops.write(si.dst[i]);
+    return ops;
+}
+
+/// The gated unit type (0: INT, 1: FP) of unit class `u`.
+[[nodiscard]] constexpr std::size_t type_of(isa::unit_class u) noexcept {
+    return u == isa::unit_class::fp ? 1 : 0;
+}
+/// The unit class of gated type `t`.
+[[nodiscard]] constexpr isa::unit_class unit_of_type(std::size_t t) noexcept {
+    return t == 0 ? isa::unit_class::int_alu : isa::unit_class::fp;
+}
+/// True for the unit classes whose clusters may be power gated (INT and FP).
+[[nodiscard]] constexpr bool gated_type(isa::unit_class u) noexcept {
+    return u == isa::unit_class::int_alu || u == isa::unit_class::fp;
+}
+
+/// Per gated unit type (INT, FP): what power gating tells issue at the start of a cycle and
+/// what issue reports back for the controllers at its end.
+struct type_demand {
+    std::array<bool, 2> on{};                 ///< a cluster of the type is on
+    std::array<bool, 2> wakeable{};           ///< a pick may start a wakeup
+    std::array<std::uint32_t, 2> unplaced{};  ///< picks that found no free cluster on
+    std::array<std::uint32_t, 2> ready_ops{}; ///< warps ready to issue to the type
+
+    /// A pick of this class may wait for a wakeup it requests.
+    [[nodiscard]] bool may_wake(isa::unit_class u) const noexcept {
+        return gated_type(u) && wakeable[type_of(u)];
+    }
+    /// The class has no cluster on (an instruction of it waits for power).
+    [[nodiscard]] bool powered_off(isa::unit_class u) const noexcept {
+        return gated_type(u) && !on[type_of(u)];
+    }
+    /// Counts a pick of a gated type that found no free cluster on.
+    void note_unplaced(isa::unit_class u) noexcept {
+        if (gated_type(u)) ++unplaced[type_of(u)];
+    }
+    /// Counts a warp ready to issue to a gated type.
+    void note_ready(isa::unit_class u) noexcept {
+        if (gated_type(u)) ++ready_ops[type_of(u)];
+    }
+};
+
+} // namespace warpkit::gpu::stages

@@ -1,0 +1,345 @@
+// The stages of gpu::sm, each driven alone through its ports (hand-computed cycles).
+
+#include <warpkit/exec/execution_units.hpp>
+#include <warpkit/gating/idle_detect_gating.hpp>
+#include <warpkit/gating/no_gating.hpp>
+#include <warpkit/gpu/memory_params.hpp>
+#include <warpkit/gpu/sm.hpp>
+#include <warpkit/gpu/stages/execute_stage.hpp>
+#include <warpkit/gpu/stages/fetch_stage.hpp>
+#include <warpkit/gpu/stages/issue_stage.hpp>
+#include <warpkit/gpu/stages/ldst_stage.hpp>
+#include <warpkit/gpu/stages/power_stage.hpp>
+#include <warpkit/gpu/stages/sharing_slot.hpp>
+#include <warpkit/gpu/stages/split_slot.hpp>
+#include <warpkit/gpu/stages/writeback_stage.hpp>
+#include <warpkit/issue/lrr.hpp>
+#include <warpkit/issue/scheduler_bank.hpp>
+#include <warpkit/mem/line_coalescer.hpp>
+
+#include "scripted_source.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+using namespace warpkit;
+using gpu::stages::memory_result;
+using gpu::stages::payload;
+using gpu::stages::warp_context;
+using test::alu;
+using test::exit_inst;
+using test::scripted_source;
+
+namespace {
+
+std::vector<warp_context> resident_warps(std::size_t n) {
+    std::vector<warp_context> w(n);
+    for (auto& c : w)
+        c.resident = true;
+    return w;
+}
+
+isa::static_inst global_load(isa::reg_id dst) {
+    auto s = test::op(isa::unit_class::ldst, isa::latency_class::global_mem, dst, {});
+    s.mop = isa::mem_op::load;
+    s.space = isa::mem_space::global;
+    s.access_bytes = 4;
+    return s;
+}
+
+// A load of warp 0 with lane l at l * stride.
+isa::dynamic_inst<32> load_at_stride(std::uint64_t stride) {
+    isa::dynamic_inst<32> d;
+    d.si = global_load(1);
+    d.active = warp_mask::full();
+    for (std::size_t l = 0; l < 32; ++l)
+        d.addr[l] = 0x1000 + l * stride;
+    return d;
+}
+
+using ldst_t = gpu::stages::ldst_stage<32, mem::line_coalescer<128>>;
+
+// An LD/ST stage of SM 3 with default SM params (global latency 440, address generation 1
+// cycle) on `memory`, and what it writes to.
+struct ldst_rig {
+    explicit ldst_rig(const gpu::memory_params& memory) : ldst(3, gpu::sm_params{}, memory) {}
+    ldst_t ldst;
+    gpu::sm_stats counts;
+    gpu::stages::result_queue<> results;
+    warp_context w;
+    issue::operands writes = issue::operands{}.write(1);
+    void load(std::uint64_t stride, std::uint64_t now) {
+        ldst.issue(0, w, load_at_stride(stride), writes, now, counts, results);
+    }
+};
+
+} // namespace
+
+TEST_CASE("fetch stage alone: a fetch fills a 2-deep buffer after the fetch latency") {
+    scripted_source src({{alu(1, {}), alu(2, {}), alu(3, {}), exit_inst()},
+                         {alu(1, {}), exit_inst()}});
+    auto warps = resident_warps(2);
+    gpu::stages::fetch_stage fetch(2, 1);
+    // Cycle 0: warp 0's fetch starts (width 1); cycle 1: it fills two instructions and warp
+    // 1's fetch starts; cycle 2: warp 1's buffer holds its two; warp 0's is full.
+    CHECK(fetch.tick(warps, src, 0, 1) == 1);
+    CHECK(warps[0].fetching);
+    CHECK(warps[0].ibuf.empty());
+    CHECK(fetch.tick(warps, src, 1, 1) == 1);
+    CHECK(warps[0].ibuf.size() == 2);
+    CHECK(warps[1].fetching);
+    CHECK(fetch.tick(warps, src, 2, 1) == 0);
+    CHECK(warps[1].ibuf.size() == 2);
+    CHECK(warps[1].ibuf.back().is_exit);
+    // A buffer ending in EXIT is not fetched past; one with room and no control is.
+    warps[0].ibuf.erase(warps[0].ibuf.begin());
+    CHECK(fetch.tick(warps, src, 3, 2) == 1);
+    CHECK(warps[0].fetching);
+    CHECK(warps[0].fetch_ready == 4);
+}
+
+TEST_CASE("writeback stage alone: registers are released when their results arrive") {
+    exec::execution_units<payload> units(exec::units_params{});
+    issue::scoreboard sb(issue::scoreboard_params{4});
+    gpu::stages::writeback_stage<> wb;
+    const auto r1 = issue::operands{}.write(1);
+    const auto r2 = issue::operands{}.write(2);
+    sb.reserve(0, r1);
+    sb.reserve(1, r2, true);
+    // An INT add (latency 4) issued in cycle 0 leaves its pipeline for writeback in cycle 4;
+    // a memory result scheduled for cycle 7 arrives then.
+    REQUIRE(units.issue(exec::op_class::int_add, payload{0, r1}, warp_mask::full()));
+    wb.results().push(memory_result{7, 1, r2});
+    std::vector<std::uint64_t> released_fixed;
+    std::vector<std::uint64_t> released_memory;
+    for (std::uint64_t now = 0; now < 10; ++now) {
+        wb.tick(
+            {&units}, now,
+            [&](std::uint32_t slot, const issue::operands& w, bool memory) {
+                sb.release(slot, w);
+                (memory ? released_memory : released_fixed).push_back(now);
+            },
+            [](std::uint32_t) { FAIL("no PRT entry here"); });
+        if (now == 3) CHECK(sb.pending_count(0) == 1);
+        units.tick();
+    }
+    CHECK(released_fixed == std::vector<std::uint64_t>{4});
+    CHECK(released_memory == std::vector<std::uint64_t>{7});
+    CHECK(sb.pending_count(0) == 0);
+    CHECK(sb.pending_count(1) == 0);
+    CHECK(wb.idle());
+}
+
+TEST_CASE("LD/ST stage alone, ideal memory: a coalesced access takes one pass, a divergent "
+          "one a pass per transaction") {
+    ldst_rig rig(gpu::ideal_memory());
+    auto& [ldst, counts, results, w, writes] = rig;
+    // Stride 4: 32 lanes x 4 bytes in one 128-byte line: free again next cycle, data at
+    // 10 + 1 + 440.
+    rig.load(4, 10);
+    CHECK(counts.global_transactions == 1);
+    CHECK(counts.global_lane_accesses == 32);
+    CHECK_FALSE(ldst.free(10));
+    CHECK(ldst.free(11));
+    REQUIRE(results.size() == 1);
+    CHECK(results.pop().at == 451);
+    // Stride 128: a line per lane, 32 transactions serialised: free at 20 + 32, data at
+    // 20 + 1 + 440 + 31.
+    rig.load(128, 20);
+    CHECK(counts.global_transactions == 33);
+    CHECK_FALSE(ldst.free(51));
+    CHECK(ldst.free(52));
+    CHECK(results.pop().at == 492);
+}
+
+TEST_CASE("LD/ST stage alone, hierarchy: the requests a coalesced and a divergent load send") {
+    ldst_rig rig(gpu::gtx480_memory());
+    auto& [ldst, counts, results, w, writes] = rig;
+    // Coalesced: one PRT entry of one transaction; after address generation (cycle 1) it
+    // misses the L1 and one line read of 0x1000 leaves the request port.
+    rig.load(4, 0);
+    CHECK(counts.global_transactions == 1);
+    CHECK_FALSE(ldst.free(0));
+    ldst.port().access_step(0, results);
+    CHECK_FALSE(ldst.port().has_request());
+    ldst.port().access_step(1, results);
+    CHECK(ldst.free(2));
+    REQUIRE(ldst.port().has_request());
+    const auto m = ldst.port().request(1);
+    CHECK(m.kind == gpu::mem_kind::read);
+    CHECK(m.addr == 0x1000);
+    CHECK(m.sm == 3);
+    CHECK(m.reply_bytes == 128);
+    (void)ldst.port().pop_request(1);
+    CHECK_FALSE(ldst.port().has_request());
+    // Divergent (a line per lane, from 0x1000 on: the first line is pending, a hit on its
+    // MSHR): 32 transactions, one per cycle from cycle 11; the stage is busy until the last
+    // has met the L1, and the 31 new lines leave in lane order.
+    rig.load(128, 10);
+    CHECK(counts.global_transactions == 33);
+    std::vector<std::uint64_t> sent;
+    for (std::uint64_t now = 10; now < 60; ++now) {
+        ldst.port().access_step(now, results);
+        if (ldst.port().has_request()) {
+            sent.push_back(ldst.port().request(now).addr);
+            (void)ldst.port().pop_request(now);
+        }
+    }
+    REQUIRE(sent.size() == 31);
+    for (std::size_t i = 0; i < sent.size(); ++i)
+        CHECK(sent[i] == 0x1000 + (i + 1) * 128);
+    CHECK(ldst.free(60));
+}
+
+namespace {
+// An issue port over hand-set hazards: warp s has a scoreboard hazard while hazard[s].
+struct fake_port {
+    std::vector<bool> hazard_on;
+    std::vector<std::uint32_t> executed;
+    [[nodiscard]] bool at_barrier(std::uint32_t) const { return false; }
+    [[nodiscard]] issue::hazard hazard(std::uint32_t s, const isa::static_inst&) const {
+        issue::hazard h;
+        h.raw = hazard_on[s];
+        return h;
+    }
+    [[nodiscard]] bool ldst_free(std::uint32_t) const { return true; }
+    [[nodiscard]] bool unit_free(const isa::static_inst&, std::uint32_t) const { return true; }
+    void replay(std::uint32_t) {}
+    void execute(std::uint32_t s, const isa::static_inst&) { executed.push_back(s); }
+};
+} // namespace
+
+TEST_CASE("issue stage alone: picks the ready warps and counts a stall by its cause") {
+    static_assert(gpu::stages::issue_port<fake_port>);
+    issue::scheduler_bank_params<issue::no_params> bp;
+    bp.schedulers = 1;
+    issue::scheduler_bank<issue::lrr> bank(bp);
+    auto warps = resident_warps(3);
+    for (auto& w : warps)
+        w.ibuf.push_back(alu(1, {}));
+    warps[2].ibuf.clear(); // nothing fetched yet
+    gpu::stages::issue_stage<issue::scheduler_bank<issue::lrr>> stage(3, 2);
+    gpu::stages::no_front_end_sharing sharing;
+    gpu::stages::type_demand demand;
+    demand.on = {true, true};
+    gpu::stall_stats stalls;
+    fake_port port{{false, true, false}, {}};
+    // Warp 0 issues, warp 1 waits on a register, warp 2 on fetch: one of two slots used,
+    // the stall is the scoreboard's (the most advanced obstacle).
+    CHECK(stage.tick(0, bank, warps, sharing, port, demand, stalls) == 1);
+    CHECK(port.executed == std::vector<std::uint32_t>{0});
+    CHECK(stalls.scoreboard == 1);
+    CHECK(stalls.fetch == 0);
+    CHECK(demand.ready_ops[0] == 1);
+    // Both warps with an instruction ready: both slots used, no stall counted.
+    port.hazard_on = {false, false, false};
+    port.executed.clear();
+    CHECK(stage.tick(0, bank, warps, sharing, port, demand, stalls) == 2);
+    CHECK(port.executed.size() == 2);
+    CHECK(stalls.scoreboard == 1);
+}
+
+TEST_CASE("execute stage alone: an issued add reserves its register and occupies its SP") {
+    gpu::sm_params p;
+    gpu::stages::execute_stage exec(p.units);
+    ldst_t ldst(0, p, gpu::ideal_memory());
+    issue::scoreboard sb(issue::scoreboard_params{2});
+    gpu::stages::no_front_end_sharing sharing;
+    gpu::stages::result_queue<> results;
+    gpu::sm_stats counts;
+    scripted_source src({{alu(1, {}), exit_inst()}});
+    auto warps = resident_warps(1);
+    warps[0].ibuf = {alu(1, {}), exit_inst()};
+    const gpu::stages::execute_context<scripted_source, gpu::stages::no_front_end_sharing, ldst_t>
+        ctx{src, sharing, sb, ldst, results, counts, func::exec_site{0, 5}};
+    const auto add = alu(1, {});
+    CHECK(exec.unit_free(add, 0, ldst, 5));
+    exec.execute(0, add, warps[0], 1, ctx);
+    CHECK(src.issued_at(0) == std::vector<std::uint64_t>{5});
+    CHECK(counts.warp_instructions == 1);
+    CHECK(counts.thread_instructions == 32);
+    CHECK(warps[0].ibuf.size() == 1);
+    CHECK(sb.pending_count(0) == 1);
+    CHECK_FALSE(exec.idle());
+    // EXIT flushes the buffer (already empty after it) and ends the warp's instructions.
+    exec.execute(0, exit_inst(), warps[0], 1, ctx);
+    CHECK(warps[0].ibuf.empty());
+    CHECK(src.finished(0));
+}
+
+TEST_CASE("power stage alone: an idle INT cluster gates after idle-detect cycles") {
+    gating::params gp; // idle-detect 5
+    gpu::stages::power_stage<gating::conventional> power(1, gp);
+    exec::units_params up;
+    up.sp_count = 1;
+    exec::execution_units<payload> units(up);
+    const auto none_active = [](isa::unit_class) { return std::uint32_t{0}; };
+    std::uint64_t gated_at = 0;
+    for (std::uint64_t c = 0; c < 20 && gated_at == 0; ++c) {
+        (void)power.power(units);
+        if (!power.demand().on[0]) gated_at = c;
+        power.gate(units, 1, none_active);
+        units.tick();
+    }
+    // Cycles 0..4 idle and on: the controller gates at the end of cycle 4, so from cycle 5
+    // the type is off but may wake (conventional gating has no blackout).
+    CHECK(gated_at == gp.idle_detect);
+    CHECK(power.demand().wakeable[0]);
+    CHECK(power.gates().size() == 2);
+    // A demand for the gated type (an unplaced pick) wakes it.
+    (void)power.power(units);
+    power.demand().note_unplaced(isa::unit_class::int_alu);
+    power.gate(units, 1, none_active);
+    CHECK(power.gates()[0].state() == gating::power_state::waking);
+}
+
+namespace {
+struct default_policies {
+    static constexpr std::size_t warp_size = 32;
+    using scheduler = issue::lrr;
+    using gating_policy = gating::no_gating;
+    using coalescer = mem::line_coalescer<128>;
+};
+// The same SM without the front-end sharing and split slots.
+struct lone_policies : default_policies {
+    static constexpr bool front_end_sharing = false;
+    static constexpr bool dynamic_split = false;
+};
+} // namespace
+
+TEST_CASE("policy slots: front-end sharing and the split compile away when left out") {
+    using lone_sm = gpu::sm<lone_policies, scripted_source>;
+    using default_sm = gpu::sm<default_policies, scripted_source>;
+    static_assert(std::is_empty_v<gpu::stages::no_front_end_sharing>);
+    static_assert(std::is_empty_v<gpu::stages::no_split<issue::scheduler_bank<issue::lrr>>>);
+    static_assert(!lone_sm::sharing_type::enabled);
+    static_assert(default_sm::sharing_type::enabled);
+    // The scripted source cannot cut warps: no split either way.
+    static_assert(!default_sm::split_type::available);
+    static_assert(sizeof(lone_sm) < sizeof(default_sm));
+    // A lone SM runs as the default one does.
+    issue::scheduler_bank_params<issue::no_params> bank;
+    bank.schedulers = 1;
+    const std::vector<std::vector<isa::static_inst>> code = {
+        {alu(1, {}), alu(2, {1}), exit_inst()}, {alu(1, {}), exit_inst()}};
+    lone_sm a(0, gpu::sm_params{}, bank, scripted_source(code));
+    default_sm b(0, gpu::sm_params{}, bank, scripted_source(code));
+    a.start_block(0, 2);
+    b.start_block(0, 2);
+    for (int c = 0; c < 100; ++c) {
+        a.tick([](std::uint32_t) {});
+        b.tick([](std::uint32_t) {});
+    }
+    CHECK(a.idle());
+    CHECK(a.source().issued_at(0) == b.source().issued_at(0));
+    CHECK(a.source().issued_at(1) == b.source().issued_at(1));
+    CHECK(a.stats().stalls.scoreboard == b.stats().stalls.scoreboard);
+    // Asking a non-splitting SM to split names the reason.
+    gpu::sm_params split;
+    split.warp_slots = 32;
+    split.split.mode = reconfig::split_mode::direct;
+    CHECK_THROWS_AS(lone_sm(0, split, bank, scripted_source(code)), config_error);
+}
