@@ -111,7 +111,8 @@ TEST_CASE("kernels: code that branches out of itself is rejected before it runs"
     gpu::gpu<gpu::fermi_gtx480> g(p);
     const std::string what = thrown<sim_error>([&] { (void)g.run(k, mem); });
     CHECK(what.find("watchdog: no warp instruction issued for 300 cycles") == 0);
-    CHECK(contains(what, "\n  sm 0 warp slot 0: block 0, pc 3, buffered 0, pending writes 0"));
+    CHECK(contains(what, "\n  sm 0 warp slot 0: block 0, pc 3, buffered 0, pending writes 0; it "
+                         "ran past the last instruction: no EXIT on its path"));
 }
 
 TEST_CASE("kernels: a barrier that some warps never reach ends in the watchdog, naming them") {

@@ -32,6 +32,12 @@ public:
 
     [[nodiscard]] bool finished(std::uint32_t slot) const { return warps_.at(slot).finished(); }
     [[nodiscard]] bool at_barrier(std::uint32_t slot) const { return warps_.at(slot).at_barrier; }
+    /// True when the live warp in `slot` has run past the kernel's last instruction (a path
+    /// without EXIT): it has nothing left to issue.
+    [[nodiscard]] bool past_end(std::uint32_t slot) const {
+        const auto& w = warps_.at(slot);
+        return !w.finished() && w.stack.pc() >= k_->size();
+    }
     /// The i-th instruction the warp in `slot` will execute if no control instruction or
     /// reconvergence point comes first; nullptr beyond one, past the end, or for a finished
     /// warp.

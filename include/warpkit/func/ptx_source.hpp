@@ -103,6 +103,12 @@ public:
         return warps_.at(slot).stack.finished();
     }
     [[nodiscard]] bool at_barrier(std::uint32_t slot) const { return warps_.at(slot).at_barrier; }
+    /// True when the live warp in `slot` has run past the kernel's last instruction (a path
+    /// without ret or exit): it has nothing left to issue.
+    [[nodiscard]] bool past_end(std::uint32_t slot) const {
+        const auto& w = warps_.at(slot);
+        return !w.stack.finished() && w.stack.pc() >= k_->size();
+    }
 
     /// The i-th instruction the warp will execute if no control instruction or reconvergence
     /// point comes first; nullptr beyond one, past the end, or for a finished warp.

@@ -328,6 +328,9 @@ public:
             out += std::string(source_.at_barrier(s) ? ", at barrier" : "") + ", buffered " +
                    std::to_string(w.ibuf.size()) + ", pending writes " +
                    std::to_string(scoreboard_.pending_count(s));
+            if constexpr (requires { source_.past_end(s); })
+                if (source_.past_end(s))
+                    out += "; it ran past the last instruction: no EXIT on its path";
         }
         return out;
     }
