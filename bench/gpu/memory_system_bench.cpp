@@ -72,14 +72,14 @@ warpkit::isa::program kernel(const std::string& name) {
 
 // A GTX480 run of a bundled kernel with the given memory model.
 void bm_fermi_memory(benchmark::State& state, const char* name, wg::memory_model model) {
-    const wg::isa_kernel k(kernel(name));
+    const warpkit::func::isa_kernel k(kernel(name));
     auto p = wg::fermi_gtx480::params();
     p.memory.model = model;
     wg::gpu<wg::fermi_gtx480> g(p);
     std::uint64_t cycles = 0;
     for (auto _ : state) {
-        wg::global_memory mem;
-        wg::load_data(k, mem);
+        warpkit::func::global_memory mem;
+        warpkit::func::load_data(k, mem);
         cycles += g.run(k, mem).cycles;
     }
     state.counters["sim_cycles_per_s"] =
