@@ -9,29 +9,19 @@
 
 #include <doctest/doctest.h>
 
+#include "../bad_input.hpp"
+
 #include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
 #include <string_view>
-#include <typeinfo>
 #include <vector>
 
 namespace {
 
-// The message of the warpkit error `f` throws, checking that its class is exactly E.
-template <class E, class F>
-std::string thrown(F&& f) {
-    try {
-        f();
-    } catch (const warpkit::error& e) {
-        CHECK_MESSAGE(typeid(e) == typeid(E), "threw " << typeid(e).name() << ": " << e.what());
-        return e.what();
-    }
-    FAIL("nothing was thrown");
-    return {};
-}
+using bad_input::thrown;
 
 enum class shape : std::uint8_t { square, round };
 

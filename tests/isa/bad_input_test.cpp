@@ -7,23 +7,13 @@
 
 #include <doctest/doctest.h>
 
+#include "../bad_input.hpp"
+
 #include <string>
-#include <typeinfo>
 
 namespace {
 
-// The message of the warpkit error `f` throws, checking that its class is exactly E.
-template <class E, class F>
-std::string thrown(F&& f) {
-    try {
-        f();
-    } catch (const warpkit::error& e) {
-        CHECK_MESSAGE(typeid(e) == typeid(E), "threw " << typeid(e).name() << ": " << e.what());
-        return e.what();
-    }
-    FAIL("nothing was thrown");
-    return {};
-}
+using bad_input::thrown;
 
 std::string asm_error(const std::string& text) {
     return thrown<warpkit::parse_error>([&] { (void)warpkit::isa::assemble(text, "k.s"); });

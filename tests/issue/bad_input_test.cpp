@@ -7,26 +7,12 @@
 
 #include <doctest/doctest.h>
 
+#include "../bad_input.hpp"
+
 #include <string>
-#include <typeinfo>
 #include <vector>
 
-namespace {
-
-// The message of the warpkit error `f` throws, checking that its class is exactly E.
-template <class E, class F>
-std::string thrown(F&& f) {
-    try {
-        f();
-    } catch (const warpkit::error& e) {
-        CHECK_MESSAGE(typeid(e) == typeid(E), "threw " << typeid(e).name() << ": " << e.what());
-        return e.what();
-    }
-    FAIL("nothing was thrown");
-    return {};
-}
-
-} // namespace
+using bad_input::thrown;
 
 using warpkit::config_error;
 
