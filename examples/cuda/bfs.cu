@@ -32,20 +32,13 @@ extern "C" __global__ void bfs(const int* row_offsets, const int* columns, int* 
 // Host code only: the device pass never sees it, so the PTX (also nvcc -G's debug
 // information) stays what the kernel alone gives.
 #ifndef __CUDA_ARCH__
+#include "host.cuh"
+
 #include <cstdio>
 #include <queue>
 #include <set>
 #include <string>
 #include <vector>
-
-#define CHECK(call)                                                                     \
-    do {                                                                                \
-        cudaError_t err_ = (call);                                                      \
-        if (err_ != cudaSuccess) {                                                      \
-            std::printf("FAIL: %s: %s (line %d)\n", #call, cudaGetErrorString(err_), __LINE__); \
-            return 1;                                                                   \
-        }                                                                               \
-    } while (0)
 
 static bool read_ints(const std::string& path, std::vector<int>& out)
 {
@@ -86,15 +79,11 @@ int main(int argc, char** argv)
         // made symmetric, self loops and duplicates dropped, rows sorted.
         std::vector<std::set<int>> adj(vertices);
         unsigned seed = 2024u;
-        auto next = [&seed] {
-            seed = seed * 1664525u + 1013904223u;
-            return seed >> 8;
-        };
         for (int v = 0; v < vertices; ++v) {
-            const unsigned r = next() % 64u;
+            const unsigned r = random_bits(seed) % 64u;
             const int degree = r < 32 ? 1 : r < 48 ? 2 : r < 56 ? 3 : r < 60 ? 4 : r < 62 ? 5 : 6;
             for (int k = 0; k < degree; ++k) {
-                const int u = static_cast<int>(next() % vertices);
+                const int u = static_cast<int>(random_bits(seed) % vertices);
                 if (u != v) {
                     adj[v].insert(u);
                     adj[u].insert(v);
@@ -129,13 +118,10 @@ int main(int argc, char** argv)
     }
 
     int *drows, *dcols, *dlevels, *dchanged;
-    CHECK(cudaMalloc(&drows, rows.size() * sizeof(int)));
-    CHECK(cudaMalloc(&dcols, cols.size() * sizeof(int)));
-    CHECK(cudaMalloc(&dlevels, vertices * sizeof(int)));
+    CHECK(copy_to_device(&drows, rows));
+    CHECK(copy_to_device(&dcols, cols));
+    CHECK(copy_to_device(&dlevels, levels));
     CHECK(cudaMalloc(&dchanged, sizeof(int)));
-    CHECK(cudaMemcpy(drows, rows.data(), rows.size() * sizeof(int), cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(dcols, cols.data(), cols.size() * sizeof(int), cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(dlevels, levels.data(), vertices * sizeof(int), cudaMemcpyHostToDevice));
     int level = start_level;
     int launches = 0;
     for (;;) {
@@ -155,12 +141,9 @@ int main(int argc, char** argv)
         }
     }
     std::vector<int> got(vertices);
-    CHECK(cudaMemcpy(got.data(), dlevels, vertices * sizeof(int), cudaMemcpyDeviceToHost));
+    CHECK(copy_to_host(got, dlevels));
     for (int v = 0; v < vertices; ++v) {
-        if (got[v] != want[v]) {
-            std::printf("FAIL: levels[%d] = %d, expected %d\n", v, got[v], want[v]);
-            return 1;
-        }
+        EXPECT(got[v] == want[v], "levels[%d] = %d, expected %d", v, got[v], want[v]);
     }
     // One launch per level from start_level to the depth; the last one finds nothing new.
     if (launches != depth - start_level + 1) {

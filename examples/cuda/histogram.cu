@@ -26,17 +26,10 @@ extern "C" __global__ void histogram(const unsigned char* data, unsigned* bins, 
 // Host code only: the device pass never sees it, so the PTX (also nvcc -G's debug
 // information) stays what the kernel alone gives.
 #ifndef __CUDA_ARCH__
+#include "host.cuh"
+
 #include <cstdio>
 #include <vector>
-
-#define CHECK(call)                                                                     \
-    do {                                                                                \
-        cudaError_t err_ = (call);                                                      \
-        if (err_ != cudaSuccess) {                                                      \
-            std::printf("FAIL: %s: %s (line %d)\n", #call, cudaGetErrorString(err_), __LINE__); \
-            return 1;                                                                   \
-        }                                                                               \
-    } while (0)
 
 int main()
 {
@@ -44,9 +37,8 @@ int main()
     std::vector<unsigned char> data(n);
     unsigned seed = 3u;
     for (int i = 0; i < n; ++i) {
-        seed = seed * 1664525u + 1013904223u;
         // Skewed: a quarter of the bytes fall in 8 hot bins, so the atomics collide.
-        const unsigned r = seed >> 8;
+        const unsigned r = random_bits(seed);
         data[i] = static_cast<unsigned char>((r & 3u) == 0u ? 100u + (r >> 2) % 8u : (r >> 2) % 256u);
     }
     std::vector<unsigned> want(BINS, 0), got(BINS, 0);
@@ -55,19 +47,13 @@ int main()
     }
     unsigned char* ddata;
     unsigned* dbins;
-    CHECK(cudaMalloc(&ddata, n));
-    CHECK(cudaMalloc(&dbins, BINS * sizeof(unsigned)));
-    CHECK(cudaMemcpy(ddata, data.data(), n, cudaMemcpyHostToDevice));
-    CHECK(cudaMemset(dbins, 0, BINS * sizeof(unsigned)));
+    CHECK(copy_to_device(&ddata, data));
+    CHECK(allocate_filled(&dbins, BINS, 0));
     histogram<<<16, 256>>>(ddata, dbins, n);
-    CHECK(cudaGetLastError());
-    CHECK(cudaDeviceSynchronize());
-    CHECK(cudaMemcpy(got.data(), dbins, BINS * sizeof(unsigned), cudaMemcpyDeviceToHost));
+    CHECK(finish_launch());
+    CHECK(copy_to_host(got, dbins));
     for (int b = 0; b < BINS; ++b) {
-        if (got[b] != want[b]) {
-            std::printf("FAIL: bins[%d] = %u, expected %u\n", b, got[b], want[b]);
-            return 1;
-        }
+        EXPECT(got[b] == want[b], "bins[%d] = %u, expected %u", b, got[b], want[b]);
     }
     CHECK(cudaFree(ddata));
     CHECK(cudaFree(dbins));

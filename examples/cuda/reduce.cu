@@ -26,48 +26,31 @@ extern "C" __global__ void reduce(const float* in, float* out, int n)
 // Host code only: the device pass never sees it, so the PTX (also nvcc -G's debug
 // information) stays what the kernel alone gives.
 #ifndef __CUDA_ARCH__
+#include "host.cuh"
+
 #include <cmath>
 #include <cstdio>
 #include <vector>
-
-#define CHECK(call)                                                                     \
-    do {                                                                                \
-        cudaError_t err_ = (call);                                                      \
-        if (err_ != cudaSuccess) {                                                      \
-            std::printf("FAIL: %s: %s (line %d)\n", #call, cudaGetErrorString(err_), __LINE__); \
-            return 1;                                                                   \
-        }                                                                               \
-    } while (0)
 
 int main()
 {
     const int n = 16384;
     const int blocks = 64;
-    std::vector<float> in(n), out(blocks, 0.0f);
-    unsigned seed = 2u;
-    for (int i = 0; i < n; ++i) {
-        seed = seed * 1664525u + 1013904223u;
-        in[i] = (seed >> 8) * (2.0f / 16777216.0f) - 1.0f;
-    }
+    const std::vector<float> in = random_floats(n, 2u, -1.0f, 2.0f);
+    std::vector<float> out(blocks, 0.0f);
     float *din, *dout;
-    CHECK(cudaMalloc(&din, n * sizeof(float)));
-    CHECK(cudaMalloc(&dout, blocks * sizeof(float)));
-    CHECK(cudaMemcpy(din, in.data(), n * sizeof(float), cudaMemcpyHostToDevice));
-    CHECK(cudaMemset(dout, 0xff, blocks * sizeof(float))); // NaN: every block must write
+    CHECK(copy_to_device(&din, in));
+    CHECK(allocate_filled(&dout, blocks, 0xff)); // NaN: every block must write
     reduce<<<blocks, BLOCK>>>(din, dout, n);
-    CHECK(cudaGetLastError());
-    CHECK(cudaDeviceSynchronize());
-    CHECK(cudaMemcpy(out.data(), dout, blocks * sizeof(float), cudaMemcpyDeviceToHost));
+    CHECK(finish_launch());
+    CHECK(copy_to_host(out, dout));
     for (int b = 0; b < blocks; ++b) {
         double want = 0.0, mag = 0.0;
         for (int i = b * BLOCK; i < (b + 1) * BLOCK && i < n; ++i) {
             want += in[i];
             mag += std::fabs(in[i]);
         }
-        if (!(std::fabs(out[b] - want) <= 1e-5 * mag + 1e-6)) {
-            std::printf("FAIL: out[%d] = %.9g, expected %.9g\n", b, out[b], want);
-            return 1;
-        }
+        EXPECT(close_to_sum(out[b], want, mag), "out[%d] = %.9g, expected %.9g", b, out[b], want);
     }
     CHECK(cudaFree(din));
     CHECK(cudaFree(dout));

@@ -32,17 +32,10 @@ extern "C" __global__ void scan(const int* in, int* out, int n)
 // Host code only: the device pass never sees it, so the PTX (also nvcc -G's debug
 // information) stays what the kernel alone gives.
 #ifndef __CUDA_ARCH__
+#include "host.cuh"
+
 #include <cstdio>
 #include <vector>
-
-#define CHECK(call)                                                                     \
-    do {                                                                                \
-        cudaError_t err_ = (call);                                                      \
-        if (err_ != cudaSuccess) {                                                      \
-            std::printf("FAIL: %s: %s (line %d)\n", #call, cudaGetErrorString(err_), __LINE__); \
-            return 1;                                                                   \
-        }                                                                               \
-    } while (0)
 
 int main()
 {
@@ -52,28 +45,21 @@ int main()
     std::vector<int> in(n), out(padded);
     unsigned seed = 6u;
     for (int i = 0; i < n; ++i) {
-        seed = seed * 1664525u + 1013904223u;
-        in[i] = static_cast<int>((seed >> 8) % 201u) - 100;
+        in[i] = static_cast<int>(random_bits(seed) % 201u) - 100;
     }
     int *din, *dout;
-    CHECK(cudaMalloc(&din, n * sizeof(int)));
-    CHECK(cudaMalloc(&dout, padded * sizeof(int)));
-    CHECK(cudaMemcpy(din, in.data(), n * sizeof(int), cudaMemcpyHostToDevice));
-    CHECK(cudaMemset(dout, 0x5a, padded * sizeof(int)));
+    CHECK(copy_to_device(&din, in));
+    CHECK(allocate_filled(&dout, padded, 0x5a));
     scan<<<blocks, BLOCK>>>(din, dout, n);
-    CHECK(cudaGetLastError());
-    CHECK(cudaDeviceSynchronize());
-    CHECK(cudaMemcpy(out.data(), dout, padded * sizeof(int), cudaMemcpyDeviceToHost));
+    CHECK(finish_launch());
+    CHECK(copy_to_host(out, dout));
     int running = 0;
     for (int i = 0; i < padded; ++i) {
         if (i % BLOCK == 0) {
             running = 0;
         }
         const int want = i < n ? (running += in[i]) : 0x5a5a5a5a;
-        if (out[i] != want) {
-            std::printf("FAIL: out[%d] = %d, expected %d\n", i, out[i], want);
-            return 1;
-        }
+        EXPECT(out[i] == want, "out[%d] = %d, expected %d", i, out[i], want);
     }
     CHECK(cudaFree(din));
     CHECK(cudaFree(dout));

@@ -25,45 +25,29 @@ extern "C" __global__ void sfu(const float* x, float* y, int n)
 // Host code only: the device pass never sees it, so the PTX (also nvcc -G's debug
 // information) stays what the kernel alone gives.
 #ifndef __CUDA_ARCH__
+#include "host.cuh"
+
 #include <cmath>
 #include <cstdio>
 #include <vector>
 
-#define CHECK(call)                                                                     \
-    do {                                                                                \
-        cudaError_t err_ = (call);                                                      \
-        if (err_ != cudaSuccess) {                                                      \
-            std::printf("FAIL: %s: %s (line %d)\n", #call, cudaGetErrorString(err_), __LINE__); \
-            return 1;                                                                   \
-        }                                                                               \
-    } while (0)
-
 int main()
 {
     const int n = 4096;
-    std::vector<float> x(n), y(n, 0.0f);
-    unsigned seed = 7u;
-    for (int i = 0; i < n; ++i) {
-        seed = seed * 1664525u + 1013904223u;
-        x[i] = (seed >> 8) * (16.0f / 16777216.0f) - 8.0f;
-    }
+    const std::vector<float> x = random_floats(n, 7u, -8.0f, 16.0f);
+    std::vector<float> y(n, 0.0f);
     float *dx, *dy;
-    CHECK(cudaMalloc(&dx, n * sizeof(float)));
-    CHECK(cudaMalloc(&dy, n * sizeof(float)));
-    CHECK(cudaMemcpy(dx, x.data(), n * sizeof(float), cudaMemcpyHostToDevice));
-    CHECK(cudaMemset(dy, 0xff, n * sizeof(float))); // NaN until written
+    CHECK(copy_to_device(&dx, x));
+    CHECK(allocate_filled(&dy, n, 0xff)); // NaN until written
     sfu<<<16, 256>>>(dx, dy, n);
-    CHECK(cudaGetLastError());
-    CHECK(cudaDeviceSynchronize());
-    CHECK(cudaMemcpy(y.data(), dy, n * sizeof(float), cudaMemcpyDeviceToHost));
+    CHECK(finish_launch());
+    CHECK(copy_to_host(y, dy));
     for (int i = 0; i < n; ++i) {
         const double v = x[i];
         const double s = std::sin(v), c = std::cos(v), e = std::exp(s);
         const double want = s * c + std::log(e + c * c) / std::sqrt(1.0 + v * v) + std::sqrt(e);
-        if (!(std::fabs(y[i] - want) <= 1e-4 * std::fabs(want) + 1e-4)) {
-            std::printf("FAIL: y[%d] = %.9g for x = %.9g, expected %.9g\n", i, y[i], x[i], want);
-            return 1;
-        }
+        EXPECT(std::fabs(y[i] - want) <= 1e-4 * std::fabs(want) + 1e-4,
+               "y[%d] = %.9g for x = %.9g, expected %.9g", i, y[i], x[i], want);
     }
     CHECK(cudaFree(dx));
     CHECK(cudaFree(dy));

@@ -13,46 +13,29 @@ extern "C" __global__ void vector_add(const float* a, const float* b, float* c, 
 // Host code only: the device pass never sees it, so the PTX (also nvcc -G's debug
 // information) stays what the kernel alone gives.
 #ifndef __CUDA_ARCH__
-#include <cmath>
+#include "host.cuh"
+
 #include <cstdio>
 #include <vector>
-
-#define CHECK(call)                                                                     \
-    do {                                                                                \
-        cudaError_t err_ = (call);                                                      \
-        if (err_ != cudaSuccess) {                                                      \
-            std::printf("FAIL: %s: %s (line %d)\n", #call, cudaGetErrorString(err_), __LINE__); \
-            return 1;                                                                   \
-        }                                                                               \
-    } while (0)
 
 int main()
 {
     const int n = 16000;
-    std::vector<float> a(n), b(n), c(n, -1.0f);
-    unsigned seed = 1u;
+    std::vector<float> a(n), c(n, -1.0f);
     for (int i = 0; i < n; ++i) {
-        seed = seed * 1664525u + 1013904223u;
         a[i] = 0.5f * i;
-        b[i] = (seed >> 8) * (2.0f / 16777216.0f) - 1.0f;
     }
+    const std::vector<float> b = random_floats(n, 1u, -1.0f, 2.0f);
     float *da, *db, *dc;
-    CHECK(cudaMalloc(&da, n * sizeof(float)));
-    CHECK(cudaMalloc(&db, n * sizeof(float)));
-    CHECK(cudaMalloc(&dc, n * sizeof(float)));
-    CHECK(cudaMemcpy(da, a.data(), n * sizeof(float), cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(db, b.data(), n * sizeof(float), cudaMemcpyHostToDevice));
-    CHECK(cudaMemset(dc, 0, n * sizeof(float)));
+    CHECK(copy_to_device(&da, a));
+    CHECK(copy_to_device(&db, b));
+    CHECK(allocate_filled(&dc, n, 0));
     vector_add<<<63, 256>>>(da, db, dc, n);
-    CHECK(cudaGetLastError());
-    CHECK(cudaDeviceSynchronize());
-    CHECK(cudaMemcpy(c.data(), dc, n * sizeof(float), cudaMemcpyDeviceToHost));
+    CHECK(finish_launch());
+    CHECK(copy_to_host(c, dc));
     for (int i = 0; i < n; ++i) {
         const float want = a[i] + b[i];
-        if (c[i] != want) {
-            std::printf("FAIL: c[%d] = %.9g, expected %.9g\n", i, c[i], want);
-            return 1;
-        }
+        EXPECT(c[i] == want, "c[%d] = %.9g, expected %.9g", i, c[i], want);
     }
     CHECK(cudaFree(da));
     CHECK(cudaFree(db));

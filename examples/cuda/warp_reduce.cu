@@ -26,17 +26,10 @@ extern "C" __global__ void warp_reduce(const int* in, int n, int* total, int* po
 // Host code only: the device pass never sees it, so the PTX (also nvcc -G's debug
 // information) stays what the kernel alone gives.
 #ifndef __CUDA_ARCH__
+#include "host.cuh"
+
 #include <cstdio>
 #include <vector>
-
-#define CHECK(call)                                                                     \
-    do {                                                                                \
-        cudaError_t err_ = (call);                                                      \
-        if (err_ != cudaSuccess) {                                                      \
-            std::printf("FAIL: %s: %s (line %d)\n", #call, cudaGetErrorString(err_), __LINE__); \
-            return 1;                                                                   \
-        }                                                                               \
-    } while (0)
 
 int main()
 {
@@ -45,8 +38,7 @@ int main()
     unsigned seed = 8u;
     int want_total = 0, want_positives = 0;
     for (int i = 0; i < n; ++i) {
-        seed = seed * 1664525u + 1013904223u;
-        in[i] = static_cast<int>((seed >> 8) % 7u) - 3;
+        in[i] = static_cast<int>(random_bits(seed) % 7u) - 3;
         // Two whole warps of zeros inside n: they leave at __any_sync as well.
         if (i >= 64 && i < 128) {
             in[i] = 0;
@@ -55,23 +47,17 @@ int main()
         want_positives += in[i] > 0;
     }
     int *din, *dtotal, *dpositives;
-    CHECK(cudaMalloc(&din, n * sizeof(int)));
-    CHECK(cudaMalloc(&dtotal, sizeof(int)));
-    CHECK(cudaMalloc(&dpositives, sizeof(int)));
-    CHECK(cudaMemcpy(din, in.data(), n * sizeof(int), cudaMemcpyHostToDevice));
-    CHECK(cudaMemset(dtotal, 0, sizeof(int)));
-    CHECK(cudaMemset(dpositives, 0, sizeof(int)));
+    CHECK(copy_to_device(&din, in));
+    CHECK(allocate_filled(&dtotal, 1, 0));
+    CHECK(allocate_filled(&dpositives, 1, 0));
     warp_reduce<<<32, 256>>>(din, n, dtotal, dpositives);
-    CHECK(cudaGetLastError());
-    CHECK(cudaDeviceSynchronize());
+    CHECK(finish_launch());
     int total = 0, positives = 0;
     CHECK(cudaMemcpy(&total, dtotal, sizeof(int), cudaMemcpyDeviceToHost));
     CHECK(cudaMemcpy(&positives, dpositives, sizeof(int), cudaMemcpyDeviceToHost));
-    if (total != want_total || positives != want_positives) {
-        std::printf("FAIL: total %d, positives %d; expected %d and %d\n", total, positives,
-                    want_total, want_positives);
-        return 1;
-    }
+    EXPECT(total == want_total && positives == want_positives,
+           "total %d, positives %d; expected %d and %d", total, positives, want_total,
+           want_positives);
     CHECK(cudaFree(din));
     CHECK(cudaFree(dtotal));
     CHECK(cudaFree(dpositives));

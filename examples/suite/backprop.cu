@@ -263,10 +263,7 @@ static bool layer_matches(const problem& p, const trained_layer<float>& got,
 int main(int argc, char** argv)
 {
     uint64_t seed = 1;
-    const int paper = paper_size(argc, argv, seed);
-    if (paper < 0) {
-        return 2;
-    }
+    const bool paper = paper_size(argc, argv, seed);
     const problem p = paper ? make_problem(1024, 128, 64, seed) : make_problem(256, 16, 16, seed);
     trained_layer<float> got;
     if (train_on_gpu(p, got) != 0) {

@@ -96,10 +96,7 @@ static void make_graph(int n, uint64_t seed, std::vector<int>& row_start, std::v
 int main(int argc, char** argv)
 {
     uint64_t seed = 1;
-    const int paper = paper_size(argc, argv, seed);
-    if (paper < 0) {
-        return 2;
-    }
+    const bool paper = paper_size(argc, argv, seed);
     int n = paper ? 98304 : 2048;
     std::vector<int> row_start, adj;
     make_graph(n, seed, row_start, adj);

@@ -66,19 +66,10 @@ __global__ void convolve_5x5(const float* in, float* out, int width, int height)
     out[y * width + x] = sum;
 }
 
-// Uniform in [0, 1): 24 random bits, exactly representable as a float.
-static float random_unit(uint64_t& state)
-{
-    return static_cast<float>(splitmix64(state) >> 40) / 16777216.0f;
-}
-
 int main(int argc, char** argv)
 {
     uint64_t seed = 1;
-    const int paper = paper_size(argc, argv, seed);
-    if (paper < 0) {
-        return 2;
-    }
+    const bool paper = paper_size(argc, argv, seed);
     int width, height;
     if (!paper) {
         width = 100;

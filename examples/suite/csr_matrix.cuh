@@ -1,5 +1,6 @@
-// The sparse matrix of spmv_thread and spmv_warp, and the check of their product: both
-// programs run the same generator, so a seed and a row count give the same matrix.
+// The sparse matrix of spmv_thread and spmv_warp, the check of their product and the program
+// around their kernels: both programs run the same generator, so a seed and a row count give
+// the same matrix.
 #pragma once
 
 #include "suite.cuh"
@@ -109,4 +110,32 @@ inline bool check_product(const std::vector<int>& row_start, const std::vector<i
         longest = std::max(longest, len);
     }
     return true;
+}
+
+// The whole program around one kernel: reads the command line (paper_size), makes the matrix
+// of `small_rows` or `paper_rows` rows, runs `launch` as run_product does, checks y and prints
+// `<name>: OK (...)`. Returns the program's exit status.
+template <class Launch>
+int spmv_program(int argc, char** argv, const char* name, int small_rows, int paper_rows,
+                 Launch launch)
+{
+    uint64_t seed = 1;
+    const bool paper = paper_size(argc, argv, seed);
+    int n = paper ? paper_rows : small_rows;
+    std::vector<int> row_start, col;
+    std::vector<float> val, x;
+    make_matrix(n, seed, row_start, col, val, x);
+    const int nnz = static_cast<int>(col.size());
+
+    std::vector<float> y;
+    if (run_product(row_start, col, val, x, launch, y) != 0) {
+        return 1;
+    }
+
+    int longest = 0;
+    if (!check_product(row_start, col, val, x, y, longest)) {
+        return 1;
+    }
+    std::printf("%s: OK (%d rows, %d nonzeros, longest row %d)\n", name, n, nnz, longest);
+    return 0;
 }

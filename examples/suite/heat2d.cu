@@ -17,9 +17,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <vector>
 
+#include "../cuda/texture.cuh"
 #include "suite.cuh"
 
 struct heat_coeffs {
@@ -60,42 +60,10 @@ __global__ void heat_step(cudaTextureObject_t theta_in, const float* power, size
     pitched_row(theta_out, out_pitch, y)[x] = next;
 }
 
-// Uniform in [0, 1): 24 random bits, exactly representable as a float.
-static float random_unit(uint64_t& state)
-{
-    return static_cast<float>(splitmix64(state) >> 40) / 16777216.0f;
-}
-
-static cudaTextureObject_t make_texture(float* buffer, size_t pitch, int width, int height,
-                                        cudaError_t& err)
-{
-    cudaResourceDesc res;
-    std::memset(&res, 0, sizeof res);
-    res.resType = cudaResourceTypePitch2D;
-    res.res.pitch2D.devPtr = buffer;
-    res.res.pitch2D.desc = cudaCreateChannelDesc<float>();
-    res.res.pitch2D.width = width;
-    res.res.pitch2D.height = height;
-    res.res.pitch2D.pitchInBytes = pitch;
-    cudaTextureDesc tex;
-    std::memset(&tex, 0, sizeof tex);
-    tex.addressMode[0] = cudaAddressModeClamp;
-    tex.addressMode[1] = cudaAddressModeClamp;
-    tex.filterMode = cudaFilterModePoint;
-    tex.readMode = cudaReadModeElementType;
-    tex.normalizedCoords = 0;
-    cudaTextureObject_t object = 0;
-    err = cudaCreateTextureObject(&object, &res, &tex, nullptr);
-    return object;
-}
-
 int main(int argc, char** argv)
 {
     uint64_t seed = 1;
-    const int paper = paper_size(argc, argv, seed);
-    if (paper < 0) {
-        return 2;
-    }
+    const bool paper = paper_size(argc, argv, seed);
     int width, height, steps;
     if (!paper) {
         width = 72;
@@ -135,9 +103,11 @@ int main(int argc, char** argv)
     cudaTextureObject_t tex[2];
     for (int b = 0; b < 2; ++b) {
         CHECK(cudaMallocPitch(&d_theta[b], &theta_pitch[b], row_bytes, height));
-        cudaError_t err;
-        tex[b] = make_texture(d_theta[b], theta_pitch[b], width, height, err);
-        CHECK(err);
+        const cudaResourceDesc res = pitched_resource(d_theta[b], cudaCreateChannelDesc<float>(),
+                                                      width, height, theta_pitch[b]);
+        const cudaTextureDesc clamped = sampling(cudaAddressModeClamp, cudaAddressModeClamp,
+                                                 cudaFilterModePoint, cudaReadModeElementType, 0);
+        CHECK(cudaCreateTextureObject(&tex[b], &res, &clamped, nullptr));
     }
     CHECK(cudaMemcpy2D(d_theta[0], theta_pitch[0], theta.data(), row_bytes, row_bytes, height,
                        cudaMemcpyHostToDevice));

@@ -48,10 +48,7 @@ __global__ void histogram_bytes(const uint32_t* words, int num_words, unsigned* 
 int main(int argc, char** argv)
 {
     uint64_t seed = 1;
-    const int paper = paper_size(argc, argv, seed);
-    if (paper < 0) {
-        return 2;
-    }
+    const bool paper = paper_size(argc, argv, seed);
     size_t num_bytes;
     int blocks;
     if (!paper) {

@@ -257,10 +257,7 @@ static bool clustering_matches(const problem& pr, const clustering& got, const c
 int main(int argc, char** argv)
 {
     uint64_t seed = 1;
-    const int paper = paper_size(argc, argv, seed);
-    if (paper < 0) {
-        return 2;
-    }
+    const bool paper = paper_size(argc, argv, seed);
     const problem pr = paper ? make_problem(65536, 16, 12, seed) : make_problem(1536, 8, 4, seed);
     const clustering want = cluster_on_cpu(pr);
     clustering got;

@@ -225,10 +225,7 @@ static bool bodies_match(const simulation& sim, const bodies& got, const referen
 int main(int argc, char** argv)
 {
     uint64_t seed = 1;
-    const int paper = paper_size(argc, argv, seed);
-    if (paper < 0) {
-        return 2;
-    }
+    const bool paper = paper_size(argc, argv, seed);
     const simulation sim = paper ? simulation{3000, 64, 3} : simulation{200, 64, 2};
     const bodies start = make_bodies(sim.n, seed);
     bodies got;

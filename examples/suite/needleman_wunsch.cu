@@ -80,10 +80,7 @@ __global__ void align_tiles(int* score, const uint8_t* seq_a, const uint8_t* seq
 int main(int argc, char** argv)
 {
     uint64_t seed = 1;
-    const int paper = paper_size(argc, argv, seed);
-    if (paper < 0) {
-        return 2;
-    }
+    const bool paper = paper_size(argc, argv, seed);
     int n;
     if (!paper) {
         n = 128;

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "suite.cuh"
@@ -59,10 +60,7 @@ __global__ void advance_rows(const int* cost, const int* src, int* dst, int cols
 int main(int argc, char** argv)
 {
     uint64_t seed = 1;
-    const int paper = paper_size(argc, argv, seed);
-    if (paper < 0) {
-        return 2;
-    }
+    const bool paper = paper_size(argc, argv, seed);
     int cols, rows, band;
     if (!paper) {
         cols = 2048;
@@ -111,9 +109,7 @@ int main(int argc, char** argv)
         advance_rows<<<blocks, block_threads>>>(d_cost, d_a, d_b, cols, r, steps);
         CHECK(cudaGetLastError());
         ++launches;
-        int* t = d_a;
-        d_a = d_b;
-        d_b = t;
+        std::swap(d_a, d_b);
     }
     std::vector<int> got(cols);
     CHECK(cudaMemcpy(got.data(), d_a, cols * sizeof(int), cudaMemcpyDeviceToHost));

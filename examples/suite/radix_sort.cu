@@ -139,10 +139,7 @@ static uint64_t next_random(uint64_t& state)
 int main(int argc, char** argv)
 {
     uint64_t seed = 1;
-    const int paper = paper_size(argc, argv, seed);
-    if (paper < 0) {
-        return 2;
-    }
+    const bool paper = paper_size(argc, argv, seed);
     int n = paper ? 500000 : 5000;
 
     // xorshift64* needs a nonzero state; mix the seed so small seeds differ in many bits.

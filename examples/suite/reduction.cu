@@ -70,10 +70,7 @@ __global__ void reduce_pass(const float* in_sum, const float* in_max, int n, flo
 int main(int argc, char** argv)
 {
     uint64_t seed = 1;
-    const int paper = paper_size(argc, argv, seed);
-    if (paper < 0) {
-        return 2;
-    }
+    const bool paper = paper_size(argc, argv, seed);
     int n, blocks;
     if (!paper) {
         n = 40000;

@@ -53,19 +53,10 @@ __global__ void sgemm_tiled(const float* a, const float* b, float* c, int m, int
     }
 }
 
-// Uniform in [-1, 1): 24 random bits, exactly representable as a float.
-static float random_float(uint64_t& state)
-{
-    return static_cast<float>(splitmix64(state) >> 40) / 8388608.0f - 1.0f;
-}
-
 int main(int argc, char** argv)
 {
     uint64_t seed = 1;
-    const int paper = paper_size(argc, argv, seed);
-    if (paper < 0) {
-        return 2;
-    }
+    const bool paper = paper_size(argc, argv, seed);
     int m, n, k;
     if (!paper) {
         m = 72;
@@ -80,9 +71,9 @@ int main(int argc, char** argv)
     uint64_t state = seed;
     std::vector<float> a(static_cast<size_t>(m) * k), b(static_cast<size_t>(k) * n);
     std::vector<float> c(static_cast<size_t>(m) * n);
-    for (float& v : a) v = random_float(state);
-    for (float& v : b) v = random_float(state);
-    for (float& v : c) v = random_float(state);
+    for (float& v : a) v = random_signed(state);
+    for (float& v : b) v = random_signed(state);
+    for (float& v : c) v = random_signed(state);
 
     float *da, *db, *dc;
     CHECK(cudaMalloc(&da, a.size() * sizeof(float)));

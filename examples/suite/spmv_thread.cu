@@ -10,14 +10,6 @@
 // a float sum of len terms is off by at most len * 2^-24 times the sum of the magnitudes
 // (whatever the order and with or without fused multiply-adds), and this allows twice that.
 // run-args: small
-#include <algorithm>
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <vector>
-
 #include "csr_matrix.cuh"
 
 __global__ void spmv_row_per_thread(const int* row_start, const int* col, const float* val,
@@ -36,31 +28,10 @@ __global__ void spmv_row_per_thread(const int* row_start, const int* col, const 
 
 int main(int argc, char** argv)
 {
-    uint64_t seed = 1;
-    const int paper = paper_size(argc, argv, seed);
-    if (paper < 0) {
-        return 2;
-    }
-    int n = paper ? 32768 : 2048;
-    std::vector<int> row_start, col;
-    std::vector<float> val, x;
-    make_matrix(n, seed, row_start, col, val, x);
-    const int nnz = static_cast<int>(col.size());
-
-    std::vector<float> y;
     const auto launch = [](const int* rs, const int* c, const float* v, const float* xv, float* yv,
                            int rows) {
         const int block = 128;
         spmv_row_per_thread<<<(rows + block - 1) / block, block>>>(rs, c, v, xv, yv, rows);
     };
-    if (run_product(row_start, col, val, x, launch, y) != 0) {
-        return 1;
-    }
-
-    int longest = 0;
-    if (!check_product(row_start, col, val, x, y, longest)) {
-        return 1;
-    }
-    std::printf("spmv_thread: OK (%d rows, %d nonzeros, longest row %d)\n", n, nnz, longest);
-    return 0;
+    return spmv_program(argc, argv, "spmv_thread", 2048, 32768, launch);
 }

@@ -13,14 +13,6 @@
 // whatever the order of the additions (strided partial sums, then a tree here), and this
 // allows twice that.
 // run-args: small
-#include <algorithm>
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <vector>
-
 #include "csr_matrix.cuh"
 
 constexpr int warps_per_block = 8;
@@ -48,31 +40,10 @@ __global__ void spmv_row_per_warp(const int* row_start, const int* col, const fl
 
 int main(int argc, char** argv)
 {
-    uint64_t seed = 1;
-    const int paper = paper_size(argc, argv, seed);
-    if (paper < 0) {
-        return 2;
-    }
-    int n = paper ? 131072 : 1024;
-    std::vector<int> row_start, col;
-    std::vector<float> val, x;
-    make_matrix(n, seed, row_start, col, val, x);
-    const int nnz = static_cast<int>(col.size());
-
-    std::vector<float> y;
     const auto launch = [](const int* rs, const int* c, const float* v, const float* xv, float* yv,
                            int rows) {
         const int grid = (rows + warps_per_block - 1) / warps_per_block;
         spmv_row_per_warp<<<grid, warps_per_block * 32>>>(rs, c, v, xv, yv, rows);
     };
-    if (run_product(row_start, col, val, x, launch, y) != 0) {
-        return 1;
-    }
-
-    int longest = 0;
-    if (!check_product(row_start, col, val, x, y, longest)) {
-        return 1;
-    }
-    std::printf("spmv_warp: OK (%d rows, %d nonzeros, longest row %d)\n", n, nnz, longest);
-    return 0;
+    return spmv_program(argc, argv, "spmv_warp", 1024, 131072, launch);
 }

@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "suite.cuh"
@@ -121,10 +122,7 @@ static float speckle_scale(double sum, double sq, int pixels)
 int main(int argc, char** argv)
 {
     uint64_t seed = 1;
-    const int paper = paper_size(argc, argv, seed);
-    if (paper < 0) {
-        return 2;
-    }
+    const bool paper = paper_size(argc, argv, seed);
     int rows, cols, iterations;
     if (!paper) {
         rows = cols = 64;
@@ -184,9 +182,7 @@ int main(int argc, char** argv)
         CHECK(cudaGetLastError());
         diffuse<<<grid, block>>>(d_img, d_coef, d_out, rows, cols);
         CHECK(cudaGetLastError());
-        float* t = d_img;
-        d_img = d_out;
-        d_out = t;
+        std::swap(d_img, d_out);
     }
     std::vector<float> got(pixels);
     CHECK(cudaMemcpy(got.data(), d_img, pixels * sizeof(float), cudaMemcpyDeviceToHost));

@@ -76,19 +76,10 @@ __global__ void jacobi7(const float* in, float* out, int nx, int ny, int nz, flo
     }
 }
 
-// Uniform in [0, 1): 24 random bits, exactly representable as a float.
-static float random_unit(uint64_t& state)
-{
-    return static_cast<float>(splitmix64(state) >> 40) / 16777216.0f;
-}
-
 int main(int argc, char** argv)
 {
     uint64_t seed = 1;
-    const int paper = paper_size(argc, argv, seed);
-    if (paper < 0) {
-        return 2;
-    }
+    const bool paper = paper_size(argc, argv, seed);
     int nx, ny, nz, iterations;
     if (!paper) {
         nx = 40;

@@ -61,10 +61,7 @@ static float uniform(uint64_t& state)
 int main(int argc, char** argv)
 {
     uint64_t seed = 1;
-    const int paper = paper_size(argc, argv, seed);
-    if (paper < 0) {
-        return 2;
-    }
+    const bool paper = paper_size(argc, argv, seed);
     int n = paper ? 1 << 21 : 16384;
     const int rounds = 2;
     const float s = 0.75f;

@@ -1,24 +1,5 @@
-// The checks every test program here makes: CHECK(call) fails the program (exit status 1,
-// a FAIL line naming the call, the error and the line) unless a CUDA call succeeds, and
-// EXPECT(cond, fmt, ...) unless a condition holds.
+// The checks every test program here makes, CHECK and EXPECT: the ones all CUDA programs of
+// the project share (examples/cuda/check.cuh).
 #pragma once
 
-#include <cstdio>
-
-#define CHECK(call)                                                                          \
-    do {                                                                                     \
-        cudaError_t err_ = (call);                                                           \
-        if (err_ != cudaSuccess) {                                                           \
-            std::printf("FAIL: %s: %s (line %d)\n", #call, cudaGetErrorString(err_), __LINE__); \
-            return 1;                                                                        \
-        }                                                                                    \
-    } while (0)
-
-#define EXPECT(cond, ...)                                                                    \
-    do {                                                                                     \
-        if (!(cond)) {                                                                       \
-            std::printf("FAIL: " __VA_ARGS__);                                               \
-            std::printf("\n");                                                               \
-            return 1;                                                                        \
-        }                                                                                    \
-    } while (0)
+#include "../../examples/cuda/check.cuh"

@@ -4,6 +4,7 @@
 // distance dropped; the host copies the flag back and decides whether to launch again.
 // The CPU runs the same rounds: the distances and the number of launches must match exactly.
 #include <cstdio>
+#include <utility>
 #include <vector>
 
 #include "check.cuh"
@@ -94,9 +95,7 @@ int main()
         ++rounds;
         int changed = -1;
         CHECK(cudaMemcpy(&changed, dchanged, sizeof(int), cudaMemcpyDeviceToHost));
-        int* t = da;
-        da = db;
-        db = t;
+        std::swap(da, db);
         if (changed == 0) {
             break;
         }

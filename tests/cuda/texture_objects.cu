@@ -9,6 +9,7 @@
 #include <cstring>
 #include <vector>
 
+#include "../../examples/cuda/texture.cuh"
 #include "check.cuh"
 
 #define EXPECT_ERROR(call, code)                                                             \
@@ -149,10 +150,8 @@ static int linear_textures() {
     std::vector<float> out(n);
     CHECK(cudaMemcpy(out.data(), dout, n * sizeof(float), cudaMemcpyDeviceToHost));
     for (int i = 0; i < n; ++i)
-        if (out[i] != 2.0f * f[i]) {
-            std::printf("FAIL: tex1Dfetch<float>(%d) * 2 = %g, expected %g\n", i, out[i], 2 * f[i]);
-            return 1;
-        }
+        EXPECT(out[i] == 2.0f * f[i], "tex1Dfetch<float>(%d) * 2 = %g, expected %g", i, out[i],
+               2 * f[i]);
     std::vector<int> kout(n);
     const int shifts[2] = {-7, 9};
     const cudaTextureObject_t objs[2] = {tk_clamp, tk_border};
@@ -164,11 +163,8 @@ static int linear_textures() {
             for (int i = 0; i < n; ++i) {
                 const long j = place(i + s, n, o == 0 ? CLAMP : BORDER, false);
                 const int want = j < 0 ? 0 : k[j];
-                if (kout[i] != want) {
-                    std::printf("FAIL: tex1Dfetch<int>(%d) (%s) = %d, expected %d\n", i + s,
-                                o == 0 ? "clamp" : "border", kout[i], want);
-                    return 1;
-                }
+                EXPECT(kout[i] == want, "tex1Dfetch<int>(%d) (%s) = %d, expected %d", i + s,
+                       o == 0 ? "clamp" : "border", kout[i], want);
             }
         }
     CHECK(cudaDestroyTextureObject(tf));
@@ -219,20 +215,10 @@ static int pitched_float_texture() {
     };
     auto texel = [&](long x, long y) { return img[y * w + x]; };
     for (const variant& v : vs) {
-        cudaResourceDesc res;
-        std::memset(&res, 0, sizeof res);
-        res.resType = cudaResourceTypePitch2D;
-        res.res.pitch2D.devPtr = dimg;
-        res.res.pitch2D.desc = cudaCreateChannelDesc<float>();
-        res.res.pitch2D.width = w;
-        res.res.pitch2D.height = h;
-        res.res.pitch2D.pitchInBytes = pitch;
-        cudaTextureDesc td;
-        std::memset(&td, 0, sizeof td);
-        td.addressMode[0] = td.addressMode[1] = v.mode;
-        td.filterMode = v.filter;
-        td.readMode = cudaReadModeElementType;
-        td.normalizedCoords = v.normalized;
+        const cudaResourceDesc res =
+            pitched_resource(dimg, cudaCreateChannelDesc<float>(), w, h, pitch);
+        const cudaTextureDesc td =
+            sampling(v.mode, v.mode, v.filter, cudaReadModeElementType, v.normalized);
         cudaTextureObject_t t;
         CHECK(cudaCreateTextureObject(&t, &res, &td, nullptr));
         dim3 block(16, 8), grid((ow + 15) / 16, (oh + 7) / 8);
@@ -244,11 +230,8 @@ static int pitched_float_texture() {
                 const float u = std::fmaf((float)x, v.sx, v.ox), vv = std::fmaf((float)y, v.sy, v.oy);
                 const float want = model(texel, w, h, u, vv, v.filter == cudaFilterModeLinear,
                                          v.normalized != 0, v.mode, v.mode);
-                if (!close(out[y * ow + x], want, 1e-4f)) {
-                    std::printf("FAIL: %s at (%g, %g) = %.7g, expected %.7g\n", v.name, u, vv,
-                                out[y * ow + x], want);
-                    return 1;
-                }
+                EXPECT(close(out[y * ow + x], want, 1e-4f), "%s at (%g, %g) = %.7g, expected %.7g",
+                       v.name, u, vv, out[y * ow + x], want);
             }
         CHECK(cudaDestroyTextureObject(t));
     }
@@ -282,21 +265,9 @@ static int normalized_reads() {
     CHECK(cudaMalloc(&d4, ow * oh * sizeof(float4)));
     CHECK(cudaMalloc(&d1, ow * oh * sizeof(float)));
 
-    cudaResourceDesc res;
-    std::memset(&res, 0, sizeof res);
-    res.resType = cudaResourceTypePitch2D;
-    res.res.pitch2D.devPtr = dimg;
-    res.res.pitch2D.desc = cudaCreateChannelDesc<uchar4>();
-    res.res.pitch2D.width = w;
-    res.res.pitch2D.height = h;
-    res.res.pitch2D.pitchInBytes = pitch;
-    cudaTextureDesc td;
-    std::memset(&td, 0, sizeof td);
-    td.addressMode[0] = cudaAddressModeWrap;
-    td.addressMode[1] = cudaAddressModeMirror;
-    td.filterMode = cudaFilterModeLinear;
-    td.readMode = cudaReadModeNormalizedFloat;
-    td.normalizedCoords = 1;
+    cudaResourceDesc res = pitched_resource(dimg, cudaCreateChannelDesc<uchar4>(), w, h, pitch);
+    cudaTextureDesc td = sampling(cudaAddressModeWrap, cudaAddressModeMirror, cudaFilterModeLinear,
+                                  cudaReadModeNormalizedFloat, 1);
     cudaTextureObject_t t4;
     CHECK(cudaCreateTextureObject(&t4, &res, &td, nullptr));
     const float sx = 0.09f, ox = -0.7f, sy = 0.13f, oy = -0.4f;
@@ -317,20 +288,14 @@ static int normalized_reads() {
                     return (float)ch[c] / 255.0f;
                 };
                 const float want = model(texel, w, h, u, v, true, true, WRAP, MIRROR);
-                if (!close(g[c], want, 1e-4f)) {
-                    std::printf("FAIL: uchar4 channel %d at (%g, %g) = %.7g, expected %.7g\n", c,
-                                u, v, g[c], want);
-                    return 1;
-                }
+                EXPECT(close(g[c], want, 1e-4f),
+                       "uchar4 channel %d at (%g, %g) = %.7g, expected %.7g", c, u, v, g[c], want);
             }
         }
 
-    res.res.pitch2D.devPtr = dsh;
-    res.res.pitch2D.desc = cudaCreateChannelDesc<short>();
-    res.res.pitch2D.pitchInBytes = spitch;
-    td.addressMode[0] = td.addressMode[1] = cudaAddressModeClamp;
-    td.filterMode = cudaFilterModePoint;
-    td.normalizedCoords = 0;
+    res = pitched_resource(dsh, cudaCreateChannelDesc<short>(), w, h, spitch);
+    td = sampling(cudaAddressModeClamp, cudaAddressModeClamp, cudaFilterModePoint,
+                  cudaReadModeNormalizedFloat, 0);
     cudaTextureObject_t ts;
     CHECK(cudaCreateTextureObject(&ts, &res, &td, nullptr));
     sample2d<<<grid, block>>>(ts, d1, ow, oh, 0.7f, -0.5f, 0.75f, 0.25f);
@@ -345,11 +310,8 @@ static int normalized_reads() {
         for (int x = 0; x < ow; ++x) {
             const float u = std::fmaf((float)x, 0.7f, -0.5f), v = std::fmaf((float)y, 0.75f, 0.25f);
             const float want = model(stexel, w, h, u, v, false, false, CLAMP, CLAMP);
-            if (!close(out1[y * ow + x], want, 1e-6f)) {
-                std::printf("FAIL: short texel at (%g, %g) = %.7g, expected %.7g\n", u, v,
-                            out1[y * ow + x], want);
-                return 1;
-            }
+            EXPECT(close(out1[y * ow + x], want, 1e-6f),
+                   "short texel at (%g, %g) = %.7g, expected %.7g", u, v, out1[y * ow + x], want);
         }
     CHECK(cudaDestroyTextureObject(t4));
     CHECK(cudaDestroyTextureObject(ts));
