@@ -10,6 +10,7 @@
 // a warp every 8 cycles: 4 SFUs for 32 threads), one LD/ST group (a warp every 2 cycles:
 // 16 units) whose loads return after a fixed memory latency and are long-latency results.
 #include "../common/tool_main.hpp"
+#include "issue_model.hpp"
 
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/histogram.hpp>
@@ -151,12 +152,7 @@ run_result run(wi::any_scheduler& s, const std::vector<std::vector<inst>>& progs
                const options& o) {
     const std::size_t n = progs.size();
     wi::scoreboard sb(wi::scoreboard_params{o.warps, 32, 7});
-    struct writeback {
-        std::uint64_t at;
-        std::size_t warp;
-        wi::operands ops;
-    };
-    std::vector<writeback> in_flight;
+    issue_model::writebacks in_flight;
     std::vector<std::size_t> pc(n, 0);
     std::vector<std::uint64_t> busy_until(units.size(), 0); // last busy cycle + 1
     std::vector<std::uint64_t> accept_at(units.size(), 0);  // next cycle it takes an inst
@@ -167,31 +163,13 @@ run_result run(wi::any_scheduler& s, const std::vector<std::vector<inst>>& progs
     std::uint64_t finished = 0;
     std::uint64_t c = 0;
     for (; c < o.cycles && finished < n; ++c) {
-        for (std::size_t i = 0; i < in_flight.size();) {
-            if (in_flight[i].at <= c) {
-                sb.release(in_flight[i].warp, in_flight[i].ops);
-                in_flight[i] = in_flight.back();
-                in_flight.pop_back();
-            } else {
-                ++i;
-            }
-        }
-        for (std::size_t w = 0; w < n; ++w) {
-            auto& v = views[w];
-            v = {};
-            v.id = static_cast<wi::warp_id>(w);
-            v.age = w;
-            v.finished = pc[w] >= progs[w].size();
-            if (v.finished) continue;
-            const inst& i = progs[w][pc[w]];
-            v.unit = i.unit;
-            const auto h = sb.peek(w, i.ops);
+        in_flight.release_due(sb, c);
+        issue_model::fill_views(views, progs, pc, sb, [&](const inst& i) {
             bool unit_free = i.unit == unit_class::branch || i.unit == unit_class::ctrl;
             for (std::size_t u = 0; u < units.size(); ++u)
                 unit_free = unit_free || (units[u].cls == i.unit && accept_at[u] <= c);
-            v.ready = !h.any() && unit_free;
-            v.long_latency = h.long_latency;
-        }
+            return unit_free;
+        });
         const auto picked =
             s.select(std::span<const wi::warp_view>(views), o.schedulers * o.issue_width);
         wi::issue_list done;
@@ -209,7 +187,7 @@ run_result run(wi::any_scheduler& s, const std::vector<std::vector<inst>>& progs
                 latency = i.unit == unit_class::ldst ? o.memory_latency : units[u].latency;
             }
             sb.reserve(p.warp, i.ops, i.unit == unit_class::ldst);
-            in_flight.push_back({c + latency, p.warp, i.ops});
+            in_flight.add(c + latency, p.warp, i.ops);
             done.push(p);
             ++res.instructions;
             if (++pc[p.warp] == progs[p.warp].size()) ++finished;

@@ -12,6 +12,7 @@
 #include <warpkit/issue/issue_list.hpp>
 #include <warpkit/issue/lrr.hpp>
 #include <warpkit/issue/no_params.hpp>
+#include <warpkit/issue/parameterless_scheduler.hpp>
 #include <warpkit/issue/registry.hpp>
 #include <warpkit/issue/rr.hpp>
 #include <warpkit/issue/scheduler_bank.hpp>

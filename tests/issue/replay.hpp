@@ -4,6 +4,8 @@
 // cycles each unit had an instruction in its pipeline. Test-only: not part of the library.
 #pragma once
 
+#include "../../examples/schedulers/issue_model.hpp"
+
 #include <warpkit/isa/unit_class.hpp>
 #include <warpkit/issue/concepts.hpp>
 #include <warpkit/issue/scoreboard.hpp>
@@ -76,12 +78,7 @@ result run(S& s, const std::vector<std::vector<inst>>& programs, const config& c
     const std::size_t n = programs.size();
     warpkit::issue::scoreboard sb(
         warpkit::issue::scoreboard_params{static_cast<std::uint32_t>(n), 64, 8});
-    struct writeback {
-        std::uint32_t cycle;
-        std::size_t warp;
-        warpkit::issue::operands ops;
-    };
-    std::vector<writeback> in_flight;
+    issue_model::writebacks in_flight;
     std::vector<std::size_t> pc(n, 0);
     result r;
     for (auto& b : r.busy)
@@ -89,34 +86,14 @@ result run(S& s, const std::vector<std::vector<inst>>& programs, const config& c
     std::vector<warpkit::issue::warp_view> views(n);
     for (std::uint32_t c = 1; c <= cfg.cycles; ++c) {
         // Writebacks due this cycle happen before issue (results are usable at issue + latency).
-        for (std::size_t i = 0; i < in_flight.size();) {
-            if (in_flight[i].cycle <= c) {
-                sb.release(in_flight[i].warp, in_flight[i].ops);
-                in_flight[i] = in_flight.back();
-                in_flight.pop_back();
-            } else {
-                ++i;
-            }
-        }
-        for (std::size_t w = 0; w < n; ++w) {
-            auto& v = views[w];
-            v = {};
-            v.id = static_cast<warpkit::issue::warp_id>(w);
-            v.age = w;
-            v.finished = pc[w] >= programs[w].size();
-            if (v.finished) continue;
-            const inst& i = programs[w][pc[w]];
-            v.unit = i.unit;
-            const auto h = sb.peek(w, i.ops);
-            v.ready = !h.any();
-            v.long_latency = h.long_latency;
-        }
+        in_flight.release_due(sb, c);
+        issue_model::fill_views(views, programs, pc, sb, [](const inst&) { return true; });
         const auto picked = s.select(std::span<const warpkit::issue::warp_view>(views), cfg.width);
         for (const auto& p : picked) {
             const inst& i = programs[p.warp][pc[p.warp]];
             sb.reserve(p.warp, i.ops, i.long_latency);
             const std::uint32_t lat = i.long_latency ? cfg.long_latency : cfg.latency;
-            in_flight.push_back({c + lat, p.warp, i.ops});
+            in_flight.add(c + lat, p.warp, i.ops);
             for (std::uint32_t k = 0; k < cfg.latency && c - 1 + k < cfg.cycles; ++k)
                 r.busy[warpkit::isa::index(i.unit)][c - 1 + k] = true;
             ++pc[p.warp];

@@ -6,9 +6,8 @@
 
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/reflect.hpp>
-#include <warpkit/core/stats.hpp>
 #include <warpkit/issue/issue_list.hpp>
-#include <warpkit/issue/no_params.hpp>
+#include <warpkit/issue/parameterless_scheduler.hpp>
 #include <warpkit/issue/scheduler_stats.hpp>
 #include <warpkit/issue/warp_view.hpp>
 
@@ -28,16 +27,12 @@ struct gto_stats {
 };
 
 /// Greedy then oldest: keep the last issued warp while it is issuable, else oldest first.
-class gto {
+class gto : public detail::parameterless_scheduler<gto_stats> {
 public:
-    using params_type = no_params;
-    using stats_type = gto_stats;
+    using parameterless_scheduler::parameterless_scheduler;
 
     /// Short name for reports.
     static constexpr std::string_view kind = "gto";
-
-    gto() = default;
-    explicit gto(const params_type& /*p*/) {}
 
     /// The greedy warp if it can issue, then the oldest issuable warps, up to `width`.
     [[nodiscard]] issue_list select(std::span<const warp_view> views, std::size_t width) {
@@ -87,14 +82,8 @@ public:
     /// The current greedy warp, if any warp has issued yet.
     [[nodiscard]] bool has_greedy() const noexcept { return has_greedy_; }
     [[nodiscard]] warp_id greedy() const noexcept { return greedy_; }
-    [[nodiscard]] const params_type& params() const noexcept { return params_; }
-    [[nodiscard]] const stats_type& stats() const noexcept { return stats_; }
-    /// Restarts the counters from zero (the scheduling state stays).
-    void reset_stats() noexcept { reset_counters(stats_); }
 
 private:
-    params_type params_{};
-    stats_type stats_{};
     warp_id greedy_ = 0;
     bool has_greedy_ = false;
     std::size_t width_ = 0;

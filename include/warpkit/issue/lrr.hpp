@@ -4,9 +4,8 @@
 /// the last one that issued and takes the first issuable warps in id order, wrapping around.
 
 #include <warpkit/core/error.hpp>
-#include <warpkit/core/stats.hpp>
 #include <warpkit/issue/issue_list.hpp>
-#include <warpkit/issue/no_params.hpp>
+#include <warpkit/issue/parameterless_scheduler.hpp>
 #include <warpkit/issue/scheduler_stats.hpp>
 #include <warpkit/issue/warp_view.hpp>
 
@@ -20,16 +19,12 @@
 namespace warpkit::issue {
 
 /// Loose round robin: issuable warps in id order starting after the last issued warp.
-class lrr {
+class lrr : public detail::parameterless_scheduler<scheduler_stats> {
 public:
-    using params_type = no_params;
-    using stats_type = scheduler_stats;
+    using parameterless_scheduler::parameterless_scheduler;
 
     /// Short name for reports.
     static constexpr std::string_view kind = "lrr";
-
-    lrr() = default;
-    explicit lrr(const params_type& /*p*/) {}
 
     /// Up to `width` issuable warps, in rotation order after the last issued warp.
     [[nodiscard]] issue_list select(std::span<const warp_view> views, std::size_t width) {
@@ -57,14 +52,8 @@ public:
 
     /// The last warp that issued (the search starts after it).
     [[nodiscard]] warp_id last_issued() const noexcept { return last_; }
-    [[nodiscard]] const params_type& params() const noexcept { return params_; }
-    [[nodiscard]] const stats_type& stats() const noexcept { return stats_; }
-    /// Restarts the counters from zero (the scheduling state stays).
-    void reset_stats() noexcept { reset_counters(stats_); }
 
 private:
-    params_type params_{};
-    stats_type stats_{};
     warp_id last_ = max_warps - 1; // so that the first search starts at warp 0
     std::size_t last_width_ = 0;
 };

@@ -9,9 +9,8 @@
 
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/reflect.hpp>
-#include <warpkit/core/stats.hpp>
 #include <warpkit/issue/issue_list.hpp>
-#include <warpkit/issue/no_params.hpp>
+#include <warpkit/issue/parameterless_scheduler.hpp>
 #include <warpkit/issue/scheduler_stats.hpp>
 #include <warpkit/issue/warp_view.hpp>
 
@@ -32,16 +31,12 @@ struct rr_stats {
 };
 
 /// Strict round robin: the `width` warps whose turn it is issue if they can.
-class rr {
+class rr : public detail::parameterless_scheduler<rr_stats> {
 public:
-    using params_type = no_params;
-    using stats_type = rr_stats;
+    using parameterless_scheduler::parameterless_scheduler;
 
     /// Short name for reports.
     static constexpr std::string_view kind = "rr";
-
-    rr() = default;
-    explicit rr(const params_type& /*p*/) {}
 
     /// The issuable warps among the next `width` unfinished warps in turn order.
     [[nodiscard]] issue_list select(std::span<const warp_view> views, std::size_t width) {
@@ -83,14 +78,8 @@ public:
 
     /// The warp id whose turn comes first in the next cycle (or the next unfinished one).
     [[nodiscard]] std::size_t turn() const noexcept { return turn_; }
-    [[nodiscard]] const params_type& params() const noexcept { return params_; }
-    [[nodiscard]] const stats_type& stats() const noexcept { return stats_; }
-    /// Restarts the counters from zero (the scheduling state stays).
-    void reset_stats() noexcept { reset_counters(stats_); }
 
 private:
-    params_type params_{};
-    stats_type stats_{};
     std::size_t turn_ = 0;
     std::size_t next_turn_ = 0;
     std::size_t width_ = 0;

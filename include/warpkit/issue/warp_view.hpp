@@ -106,17 +106,10 @@ inline std::uint64_t index_views(std::span<const warp_view> views,
 /// Set of ids in `views` that may issue this cycle; fills `pos` like index_views.
 inline std::uint64_t issuable_set(std::span<const warp_view> views,
                                   std::array<std::uint8_t, max_warps>& pos) {
-    WARPKIT_EXPECTS(views.size() <= max_warps);
-    std::uint64_t present = 0;
+    (void)index_views(views, pos);
     std::uint64_t ready = 0;
-    for (std::size_t i = 0; i < views.size(); ++i) {
-        const std::size_t w = views[i].id;
-        WARPKIT_EXPECTS(w < max_warps);
-        WARPKIT_EXPECTS((present & warp_bit(w)) == 0);
-        present |= warp_bit(w);
-        pos[w] = static_cast<std::uint8_t>(i);
-        if (issuable(views[i])) ready |= warp_bit(w);
-    }
+    for (const auto& v : views)
+        if (issuable(v)) ready |= warp_bit(v.id);
     return ready;
 }
 
