@@ -12,18 +12,37 @@
 
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/lane_mask.hpp>
+#include <warpkit/simt/entry_stack.hpp>
 #include <warpkit/simt/fwd.hpp>
 #include <warpkit/simt/stats.hpp>
 
-#include <array>
 #include <cstddef>
-#include <span>
 
 namespace warpkit::simt {
 
+namespace detail {
+
+/// One entry of `pdom_stack<WarpSize>`.
+template <std::size_t WarpSize>
+struct pdom_entry {
+    pc_type pc = no_pc;         ///< next pc of this path
+    pc_type rpc = no_pc;        ///< where this path reconverges (no_pc: only by exiting)
+    lane_mask<WarpSize> mask{}; ///< lanes on this path
+    bool waiting = false;       ///< a reconvergence entry whose divergence is still open
+    friend constexpr bool operator==(const pdom_entry&, const pdom_entry&) noexcept = default;
+};
+
+} // namespace detail
+
 /// PDOM reconvergence stack of one warp of `WarpSize` lanes; fixed storage, no allocation.
 template <std::size_t WarpSize>
-class pdom_stack {
+class pdom_stack
+    : public detail::entry_stack<detail::pdom_entry<WarpSize>, 2 * WarpSize - 1, WarpSize> {
+    using base = detail::entry_stack<detail::pdom_entry<WarpSize>, 2 * WarpSize - 1, WarpSize>;
+    using base::entries_;
+    using base::size_;
+    using base::stats_;
+
 public:
     /// The warp's lane mask type.
     using mask_type = lane_mask<WarpSize>;
@@ -34,16 +53,10 @@ public:
     static constexpr std::size_t capacity = 2 * WarpSize - 1;
 
     /// One stack entry.
-    struct entry {
-        pc_type pc = no_pc;   ///< next pc of this path
-        pc_type rpc = no_pc;  ///< where this path reconverges (no_pc: only by exiting)
-        mask_type mask{};     ///< lanes on this path
-        bool waiting = false; ///< a reconvergence entry whose divergence is still open
-        friend constexpr bool operator==(const entry&, const entry&) noexcept = default;
-    };
+    using entry = detail::pdom_entry<WarpSize>;
 
     /// A finished (empty) warp.
-    pdom_stack() : stats_(make_stack_stats(WarpSize)) {}
+    pdom_stack() = default;
     /// A warp starting at `start` with lanes `lanes`.
     explicit pdom_stack(pc_type start, mask_type lanes = mask_type::full()) : pdom_stack() {
         reset(start, lanes);
@@ -52,8 +65,7 @@ public:
     /// Starts a new warp at `start` with lanes `lanes`; keeps the stats.
     void reset(pc_type start, mask_type lanes) noexcept {
         size_ = 0;
-        if (lanes.any()) entries_[size_++] = entry{start, no_pc, lanes, false};
-        note_depth_();
+        if (lanes.any()) this->push_(entry{start, no_pc, lanes, false});
     }
 
     /// Pc of the path to issue (no_pc once finished).
@@ -66,18 +78,11 @@ public:
     [[nodiscard]] mask_type live() const noexcept {
         return size_ == 0 ? mask_type{} : entries_[0].mask;
     }
-    /// Number of entries (1 when converged, 0 when finished).
-    [[nodiscard]] std::size_t depth() const noexcept { return size_; }
-    /// Deepest the stack has been since construction.
-    [[nodiscard]] std::size_t max_depth() const noexcept { return max_depth_; }
+    // depth() is 1 when converged, 0 when finished.
     /// No divergence is open: the active lanes are all live lanes.
     [[nodiscard]] bool converged() const noexcept { return size_ <= 1; }
     /// Every lane has exited.
     [[nodiscard]] bool finished() const noexcept { return size_ == 0; }
-    /// The entries, bottom first.
-    [[nodiscard]] std::span<const entry> entries() const noexcept {
-        return std::span<const entry>(entries_.data(), size_);
-    }
 
     /// The issued instruction was not a branch: the path continues at `next_pc`.
     void advance(pc_type next_pc) {
@@ -105,10 +110,9 @@ public:
         t.pc = reconvergence;
         t.waiting = true;
         if (fallthrough != reconvergence)
-            entries_[size_++] = entry{fallthrough, reconvergence, not_taken, false};
-        if (target != reconvergence) entries_[size_++] = entry{target, reconvergence, taken, false};
+            this->push_(entry{fallthrough, reconvergence, not_taken, false});
+        if (target != reconvergence) this->push_(entry{target, reconvergence, taken, false});
         stats_.depth_at_divergence.add(size_);
-        note_depth_();
         // target != fallthrough, so at least one path was pushed and its pc is not its rpc.
     }
 
@@ -138,24 +142,13 @@ public:
     /// lanes leave every entry as if they had never been in the warp (not counted as exits),
     /// entries left empty are dropped and a path left without lanes ends.
     void keep(mask_type lanes) noexcept {
-        std::size_t kept = 0;
-        for (std::size_t i = 0; i < size_; ++i) {
-            entry e = entries_[i];
-            e.mask &= lanes;
-            if (e.mask.any()) entries_[kept++] = e;
-        }
-        size_ = kept;
+        this->keep_lanes_(lanes);
         uncover_();
         settle_();
     }
 
     /// Records the issue of one instruction with the current active lanes.
     void record_issue() noexcept { record_active_lanes(stats_, active().count()); }
-
-    /// Counters since construction or reset_stats().
-    [[nodiscard]] const stack_stats& stats() const noexcept { return stats_; }
-    /// Zeroes the stats (keeps the warp state).
-    void reset_stats() { stats_ = make_stack_stats(WarpSize); }
 
 private:
     [[nodiscard]] entry& top_() noexcept { return entries_[size_ - 1]; }
@@ -176,14 +169,6 @@ private:
             uncover_();
         }
     }
-    void note_depth_() noexcept {
-        if (size_ > max_depth_) max_depth_ = size_;
-    }
-
-    std::array<entry, capacity> entries_{};
-    std::size_t size_ = 0;
-    std::size_t max_depth_ = 0;
-    stack_stats stats_;
 };
 
 } // namespace warpkit::simt

@@ -12,20 +12,44 @@
 
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/lane_mask.hpp>
+#include <warpkit/simt/entry_stack.hpp>
 #include <warpkit/simt/fwd.hpp>
 #include <warpkit/simt/stats.hpp>
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
-#include <span>
 #include <utility>
 
 namespace warpkit::simt {
 
+namespace detail {
+
+/// Which of the two paths of an `ssy_stack` entry is running.
+enum class ssy_path : std::uint8_t {
+    taken,     ///< the taken path runs; the entry holds the not-taken lanes
+    not_taken, ///< the not-taken path runs; the entry holds the taken lanes, waiting
+};
+
+/// One entry of `ssy_stack<WarpSize>`: one divergence.
+template <std::size_t WarpSize>
+struct ssy_entry {
+    pc_type sync_pc = no_pc;          ///< convergence point set by SSY
+    pc_type other_pc = no_pc;         ///< where the not-taken path starts
+    lane_mask<WarpSize> mask{};       ///< lanes of the path that is not running
+    ssy_path state = ssy_path::taken; ///< which path runs
+    friend constexpr bool operator==(const ssy_entry&, const ssy_entry&) noexcept = default;
+};
+
+} // namespace detail
+
 /// SSY-driven warp stack of one warp of `WarpSize` lanes; fixed storage, no allocation.
 template <std::size_t WarpSize>
-class ssy_stack {
+class ssy_stack : public detail::entry_stack<detail::ssy_entry<WarpSize>, WarpSize, WarpSize> {
+    using base = detail::entry_stack<detail::ssy_entry<WarpSize>, WarpSize, WarpSize>;
+    using base::entries_;
+    using base::size_;
+    using base::stats_;
+
 public:
     /// The warp's lane mask type.
     using mask_type = lane_mask<WarpSize>;
@@ -36,22 +60,12 @@ public:
     static constexpr std::size_t capacity = WarpSize;
 
     /// Which of the two paths of an entry is running.
-    enum class path : std::uint8_t {
-        taken,     ///< the taken path runs; the entry holds the not-taken lanes
-        not_taken, ///< the not-taken path runs; the entry holds the taken lanes, waiting
-    };
-
+    using path = detail::ssy_path;
     /// One stack entry.
-    struct entry {
-        pc_type sync_pc = no_pc;  ///< convergence point set by SSY
-        pc_type other_pc = no_pc; ///< where the not-taken path starts
-        mask_type mask{};         ///< lanes of the path that is not running
-        path state = path::taken; ///< which path runs
-        friend constexpr bool operator==(const entry&, const entry&) noexcept = default;
-    };
+    using entry = detail::ssy_entry<WarpSize>;
 
     /// A finished (empty) warp.
-    ssy_stack() : stats_(make_stack_stats(WarpSize)) {}
+    ssy_stack() = default;
     /// A warp starting at `start` with lanes `lanes`.
     explicit ssy_stack(pc_type start, mask_type lanes = mask_type::full()) : ssy_stack() {
         reset(start, lanes);
@@ -72,20 +86,13 @@ public:
     [[nodiscard]] mask_type active() const noexcept { return active_; }
     /// Lanes that have not exited.
     [[nodiscard]] mask_type live() const noexcept { return live_; }
-    /// Number of entries (0 when converged).
-    [[nodiscard]] std::size_t depth() const noexcept { return size_; }
-    /// Deepest the stack has been since construction.
-    [[nodiscard]] std::size_t max_depth() const noexcept { return max_depth_; }
+    // depth() is 0 when converged.
     /// No divergence is open: the active lanes are all live lanes.
     [[nodiscard]] bool converged() const noexcept { return size_ == 0; }
     /// Every lane has exited.
     [[nodiscard]] bool finished() const noexcept { return active_.none(); }
     /// The convergence point set by the last SSY (no_pc before the first).
     [[nodiscard]] pc_type sync_point() const noexcept { return sync_; }
-    /// The entries, bottom first.
-    [[nodiscard]] std::span<const entry> entries() const noexcept {
-        return std::span<const entry>(entries_.data(), size_);
-    }
 
     /// The issued instruction was SSY `convergence`: later divergent branches reconverge there.
     /// The SSY itself then advances like any other instruction.
@@ -114,8 +121,7 @@ public:
         WARPKIT_EXPECTS(sync_ != no_pc);
         WARPKIT_EXPECTS(size_ < capacity);
         ++stats_.divergent_branches;
-        entries_[size_++] = entry{sync_, fallthrough, not_taken, path::taken};
-        if (size_ > max_depth_) max_depth_ = size_;
+        this->push_(entry{sync_, fallthrough, not_taken, path::taken});
         stats_.depth_at_divergence.add(size_);
         active_ = taken;
         pc_ = target;
@@ -148,23 +154,12 @@ public:
     void keep(mask_type lanes) noexcept {
         active_ &= lanes;
         live_ &= lanes;
-        std::size_t kept = 0;
-        for (std::size_t i = 0; i < size_; ++i) {
-            entry e = entries_[i];
-            e.mask &= lanes;
-            if (e.mask.any()) entries_[kept++] = e;
-        }
-        size_ = kept;
+        this->keep_lanes_(lanes);
         settle_();
     }
 
     /// Records the issue of one instruction with the current active lanes.
     void record_issue() noexcept { record_active_lanes(stats_, active_.count()); }
-
-    /// Counters since construction or reset_stats().
-    [[nodiscard]] const stack_stats& stats() const noexcept { return stats_; }
-    /// Zeroes the stats (keeps the warp state).
-    void reset_stats() { stats_ = make_stack_stats(WarpSize); }
 
 private:
     // Applies the convergence rule while the running path stands at the top entry's SSY pc
@@ -186,14 +181,10 @@ private:
         if (active_.none()) pc_ = no_pc;
     }
 
-    std::array<entry, capacity> entries_{};
-    std::size_t size_ = 0;
-    std::size_t max_depth_ = 0;
     pc_type pc_ = no_pc;
     pc_type sync_ = no_pc;
     mask_type active_{};
     mask_type live_{};
-    stack_stats stats_;
 };
 
 } // namespace warpkit::simt

@@ -1,0 +1,60 @@
+#pragma once
+/// \file
+/// `detail::entry_stack`: what the reconvergence stacks (`pdom_stack`, `ssy_stack`) keep alike:
+/// fixed storage for their entries, the deepest the stack has been, and their counters.
+
+#include <warpkit/core/lane_mask.hpp>
+#include <warpkit/simt/stats.hpp>
+
+#include <array>
+#include <cstddef>
+#include <span>
+
+namespace warpkit::simt::detail {
+
+/// Base of a reconvergence stack of one warp of `WarpSize` lanes holding up to `Capacity`
+/// entries of `Entry` (each with a `mask` of lanes); fixed storage, no allocation. The stack
+/// itself says what an entry means and when it is pushed and popped.
+template <class Entry, std::size_t Capacity, std::size_t WarpSize>
+class entry_stack {
+public:
+    /// Number of entries.
+    [[nodiscard]] std::size_t depth() const noexcept { return size_; }
+    /// Deepest the stack has been since construction.
+    [[nodiscard]] std::size_t max_depth() const noexcept { return max_depth_; }
+    /// The entries, bottom first.
+    [[nodiscard]] std::span<const Entry> entries() const noexcept {
+        return std::span<const Entry>(entries_.data(), size_);
+    }
+
+    /// Counters since construction or reset_stats().
+    [[nodiscard]] const stack_stats& stats() const noexcept { return stats_; }
+    /// Zeroes the stats (keeps the warp state).
+    void reset_stats() { stats_ = make_stack_stats(WarpSize); }
+
+protected:
+    entry_stack() : stats_(make_stack_stats(WarpSize)) {}
+
+    /// Pushes `e` on top (the caller has checked the capacity).
+    void push_(const Entry& e) noexcept {
+        entries_[size_++] = e;
+        if (size_ > max_depth_) max_depth_ = size_;
+    }
+    /// Keeps only `lanes` in every entry; entries left without lanes are dropped.
+    void keep_lanes_(lane_mask<WarpSize> lanes) noexcept {
+        std::size_t kept = 0;
+        for (std::size_t i = 0; i < size_; ++i) {
+            Entry e = entries_[i];
+            e.mask &= lanes;
+            if (e.mask.any()) entries_[kept++] = e;
+        }
+        size_ = kept;
+    }
+
+    std::array<Entry, Capacity> entries_{};
+    std::size_t size_ = 0;
+    std::size_t max_depth_ = 0;
+    stack_stats stats_;
+};
+
+} // namespace warpkit::simt::detail
