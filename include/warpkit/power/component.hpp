@@ -38,6 +38,17 @@ enum class component : std::uint8_t {
 
 /// Number of components.
 inline constexpr std::size_t component_count = 20;
+
+/// `start` plus each of `values`, added first to last: the power and energy totals all add in
+/// this order, so that totals of the same figures agree to the last bit.
+template <std::size_t N>
+[[nodiscard]] constexpr double sum_from(double start,
+                                        const std::array<double, N>& values) noexcept {
+    for (const double v : values)
+        start += v;
+    return start;
+}
+
 /// Components replicated in every SM: component values 0 .. sm_component_count - 1.
 inline constexpr std::size_t sm_component_count = 16;
 

@@ -27,18 +27,8 @@ struct sm_power {
     std::array<double, sm_component_count> leakage_w{};
     double idle_w = 0; ///< idle-SM power for the cycles without work
 
-    [[nodiscard]] double dynamic_total_w() const noexcept {
-        double s = idle_w;
-        for (double v : dynamic_w)
-            s += v;
-        return s;
-    }
-    [[nodiscard]] double leakage_total_w() const noexcept {
-        double s = 0;
-        for (double v : leakage_w)
-            s += v;
-        return s;
-    }
+    [[nodiscard]] double dynamic_total_w() const noexcept { return sum_from(idle_w, dynamic_w); }
+    [[nodiscard]] double leakage_total_w() const noexcept { return sum_from(0.0, leakage_w); }
     [[nodiscard]] double total_w() const noexcept { return dynamic_total_w() + leakage_total_w(); }
 };
 
@@ -55,17 +45,9 @@ struct power_breakdown {
 
     /// Component dynamic power + idle SMs + gating overhead.
     [[nodiscard]] double dynamic_total_w() const noexcept {
-        double s = idle_sm_w + gating_overhead_w;
-        for (double v : dynamic_w)
-            s += v;
-        return s;
+        return sum_from(idle_sm_w + gating_overhead_w, dynamic_w);
     }
-    [[nodiscard]] double leakage_total_w() const noexcept {
-        double s = 0;
-        for (double v : leakage_w)
-            s += v;
-        return s;
-    }
+    [[nodiscard]] double leakage_total_w() const noexcept { return sum_from(0.0, leakage_w); }
     [[nodiscard]] double total_w() const noexcept { return dynamic_total_w() + leakage_total_w(); }
     [[nodiscard]] double energy_j() const noexcept { return total_w() * seconds; }
     /// Dynamic + leakage power of component `c`.

@@ -58,17 +58,9 @@ public:
 
     /// Component dynamic energy + idle SMs + gating overhead.
     [[nodiscard]] double dynamic_total_j() const noexcept {
-        double s = idle_j_ + overhead_j_;
-        for (double v : dynamic_j_)
-            s += v;
-        return s;
+        return sum_from(idle_j_ + overhead_j_, dynamic_j_);
     }
-    [[nodiscard]] double leakage_total_j() const noexcept {
-        double s = 0;
-        for (double v : leakage_j_)
-            s += v;
-        return s;
-    }
+    [[nodiscard]] double leakage_total_j() const noexcept { return sum_from(0.0, leakage_j_); }
     [[nodiscard]] double total_j() const noexcept { return dynamic_total_j() + leakage_total_j(); }
     /// Average power over the accumulated time (W).
     [[nodiscard]] double average_w() const noexcept {
@@ -87,9 +79,7 @@ public:
     /// figure12_j() as shares of their sum.
     [[nodiscard]] std::array<double, figure12_group_count> figure12_shares() const noexcept {
         auto g = figure12_j();
-        double sum = 0;
-        for (double v : g)
-            sum += v;
+        const double sum = sum_from(0.0, g);
         if (sum > 0)
             for (double& v : g)
                 v /= sum;

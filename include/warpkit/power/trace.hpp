@@ -30,10 +30,7 @@ struct trace_row {
     double leakage_w = 0;
     std::uint32_t active_sms = 0;
     [[nodiscard]] double dynamic_total_w() const noexcept {
-        double s = idle_sm_w + gating_overhead_w;
-        for (double v : dynamic_w)
-            s += v;
-        return s;
+        return sum_from(idle_sm_w + gating_overhead_w, dynamic_w);
     }
     [[nodiscard]] double total_w() const noexcept { return dynamic_total_w() + leakage_w; }
 };
