@@ -71,6 +71,15 @@ struct synthetic_params {
     static constexpr std::uint32_t live_in_registers = 4;
     static constexpr std::uint32_t destination_registers = 56;
 
+    /// Sets the four unit fractions at once (INT, FP, SFU, LD/ST; they must add up to 1).
+    void set_unit_mix(double int_share, double fp_share, double sfu_share,
+                      double ldst_share) noexcept {
+        int_fraction = int_share;
+        fp_fraction = fp_share;
+        sfu_fraction = sfu_share;
+        ldst_fraction = ldst_share;
+    }
+
     void validate() const {
         check_range("int_fraction", int_fraction, 0.0, 1.0);
         check_range("fp_fraction", fp_fraction, 0.0, 1.0);
@@ -122,25 +131,16 @@ struct synthetic_params {
 [[nodiscard]] inline synthetic_params synthetic_mix(std::string_view name) {
     synthetic_params p;
     if (name == "int-heavy") {
-        p.int_fraction = 0.62;
-        p.fp_fraction = 0.08;
-        p.sfu_fraction = 0.01;
-        p.ldst_fraction = 0.29;
+        p.set_unit_mix(0.62, 0.08, 0.01, 0.29);
         p.int_mul_fraction = 0.15;
     } else if (name == "fp-heavy") {
-        p.int_fraction = 0.30;
-        p.fp_fraction = 0.50;
-        p.sfu_fraction = 0.04;
-        p.ldst_fraction = 0.16;
+        p.set_unit_mix(0.30, 0.50, 0.04, 0.16);
         p.fp_mad_fraction = 0.7;
         p.long_latency_fraction = 0.4;
     } else if (name == "balanced") {
         // the defaults
     } else if (name == "memory-bound") {
-        p.int_fraction = 0.42;
-        p.fp_fraction = 0.18;
-        p.sfu_fraction = 0.01;
-        p.ldst_fraction = 0.39;
+        p.set_unit_mix(0.42, 0.18, 0.01, 0.39);
         p.long_latency_fraction = 0.85;
         p.dependence = 0.7;
     } else if (name == "few-warps") {
