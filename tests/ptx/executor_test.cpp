@@ -11,6 +11,8 @@
 
 #include <doctest/doctest.h>
 
+#include "test_device.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -27,32 +29,7 @@ using ssy = simt::ssy_stack<32>;
 
 const std::string header = ".version 9.0\n.target sm_75\n.address_size 64\n";
 
-// Device memory with a bump allocator for test buffers.
-struct device {
-    func::global_memory mem;
-    std::uint64_t next = 0x1000'0000;
-
-    std::uint64_t alloc(std::uint64_t bytes) {
-        const std::uint64_t a = next;
-        next += (bytes + 255) / 256 * 256 + 256;
-        return a;
-    }
-    template <class T>
-    std::uint64_t put(const std::vector<T>& v) {
-        const std::uint64_t a = alloc(v.size() * sizeof(T));
-        std::vector<std::uint8_t> raw(v.size() * sizeof(T));
-        std::memcpy(raw.data(), v.data(), raw.size());
-        mem.write_bytes(a, raw);
-        return a;
-    }
-    template <class T>
-    std::vector<T> get(std::uint64_t a, std::size_t n) const {
-        const auto raw = mem.read_bytes(a, n * sizeof(T));
-        std::vector<T> v(n);
-        std::memcpy(v.data(), raw.data(), raw.size());
-        return v;
-    }
-};
+using ptx_test::device;
 
 // A kernel parsed and prepared from PTX text.
 struct compiled {

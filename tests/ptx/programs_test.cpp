@@ -10,12 +10,13 @@
 
 #include <doctest/doctest.h>
 
+#include "test_device.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -28,30 +29,7 @@ std::string data_path(const std::string& file) {
     return std::string(root != nullptr ? root : ".") + "/tests/ptx/data/" + file;
 }
 
-struct device {
-    func::global_memory mem;
-    std::uint64_t next = 0x1000'0000;
-    std::uint64_t alloc(std::uint64_t bytes) {
-        const std::uint64_t a = next;
-        next += (bytes + 255) / 256 * 256 + 256;
-        return a;
-    }
-    template <class T>
-    std::uint64_t put(const std::vector<T>& v) {
-        const std::uint64_t a = alloc(v.size() * sizeof(T));
-        std::vector<std::uint8_t> raw(v.size() * sizeof(T));
-        std::memcpy(raw.data(), v.data(), raw.size());
-        mem.write_bytes(a, raw);
-        return a;
-    }
-    template <class T>
-    std::vector<T> get(std::uint64_t a, std::size_t n) const {
-        const auto raw = mem.read_bytes(a, n * sizeof(T));
-        std::vector<T> v(n);
-        std::memcpy(v.data(), raw.data(), raw.size());
-        return v;
-    }
-};
+using ptx_test::device;
 
 // Runs `l` in the functional runner on a copy of `dev` and on fermi_gtx480 on `dev`; both
 // must leave the same memory unless the kernel's results depend on the order of its threads.

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -86,6 +87,29 @@ warpkit::parse_error parse_failure_of(F&& f) {
 
 bool contains(const std::string& s, std::string_view part) {
     return s.find(part) != std::string::npos;
+}
+
+// A text a reader must refuse: the line and column its parse_error names and a part of its
+// message.
+struct bad_text {
+    const char* text;
+    std::size_t line;
+    std::size_t column;
+    const char* message;
+};
+
+// Every case, given to `read(text)`, fails with a parse_error naming `file` and the case's
+// line, column and message.
+template <class Read>
+void check_refused(std::span<const bad_text> cases, std::string_view file, Read read) {
+    for (const auto& c : cases) {
+        CAPTURE(c.text);
+        const auto e = parse_failure_of([&] { read(c.text); });
+        CHECK(e.file() == file);
+        CHECK(e.line() == c.line);
+        CHECK(e.column() == c.column);
+        CHECK(contains(e.message(), c.message));
+    }
 }
 
 } // namespace
@@ -504,13 +528,7 @@ TEST_CASE("training CSV reader") {
         CHECK(t.labels == std::vector<std::uint8_t>{1, 0});
         CHECK(t.lines == std::vector<std::size_t>{4, 5});
     }
-    struct bad {
-        const char* text;
-        std::size_t line;
-        std::size_t column;
-        const char* message;
-    };
-    const bad cases[] = {
+    const bad_text cases[] = {
         {"", 1, 1, "empty file"},
         {"\n# only a comment\n", 1, 1, "empty file"},
         {"noc,mshr\n0.1,0.2\n", 1, 5, "missing label column"},
@@ -529,14 +547,8 @@ TEST_CASE("training CSV reader") {
         {"noc,label\n0.1,yes\n", 2, 5, "label must be 0 or 1"},
         {"noc,l1d_miss,label\n0.1,1.5,0\n", 2, 5, "l1d_miss = 1.5 is not allowed"},
     };
-    for (const auto& c : cases) {
-        CAPTURE(c.text);
-        const auto e = parse_failure_of([&] { (void)rc::read_training_csv(c.text, "d.csv"); });
-        CHECK(e.file() == "d.csv");
-        CHECK(e.line() == c.line);
-        CHECK(e.column() == c.column);
-        CHECK(contains(e.message(), c.message));
-    }
+    check_refused(cases, "d.csv",
+                  [](const char* text) { (void)rc::read_training_csv(text, "d.csv"); });
 }
 
 TEST_CASE("coefficient file reader") {
@@ -545,13 +557,7 @@ TEST_CASE("coefficient file reader") {
     CHECK(m.intercept() == -1.5);
     CHECK(m.names() == std::vector<std::string>{"noc", "mshr"});
     CHECK(m.weights() == std::vector<double>{2, -0.25});
-    struct bad {
-        const char* text;
-        std::size_t line;
-        std::size_t column;
-        const char* message;
-    };
-    const bad cases[] = {
+    const bad_text cases[] = {
         {"", 1, 1, "empty file"},
         {"noc 1\n", 1, 1, "expected 'constant' first"},
         {"constant 1\nfoo 2\n", 2, 1, "unknown metric 'foo'"},
@@ -562,11 +568,6 @@ TEST_CASE("coefficient file reader") {
         {"constant 1\nnoc 1\n  noc 2\n", 3, 3, "'noc' appears twice"},
         {"constant 1\nconstant 2\n", 2, 1, "'constant' appears twice"},
     };
-    for (const auto& c : cases) {
-        CAPTURE(c.text);
-        const auto e = parse_failure_of([&] { (void)rc::read_coefficients(c.text, "c.txt"); });
-        CHECK(e.line() == c.line);
-        CHECK(e.column() == c.column);
-        CHECK(contains(e.message(), c.message));
-    }
+    check_refused(cases, "c.txt",
+                  [](const char* text) { (void)rc::read_coefficients(text, "c.txt"); });
 }
