@@ -2,6 +2,7 @@
 // kernel runs through the timing model; its device memory afterwards is compared with a
 // functional run of the same kernel, and a short report per kernel follows.
 #include "../common/gpu_runner.hpp"
+#include "../common/kernel_dir.hpp"
 #include "../common/params_cli.hpp"
 #include "../common/tool_main.hpp"
 
@@ -9,7 +10,6 @@
 
 #include <CLI/CLI.hpp>
 
-#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -34,13 +34,7 @@ int tool_main(int argc, char** argv) {
         if (presets.print_requested(std::cout)) return 0;
         const std::string& preset = presets.preset;
         const std::vector<std::string> overrides = presets.settings();
-        std::vector<std::string> files;
-        std::error_code ec;
-        for (const auto& e : std::filesystem::directory_iterator(dir, ec))
-            if (e.path().extension() == ".s") files.push_back(e.path().string());
-        if (ec) throw warpkit::error("cannot read kernel directory '" + dir + "': " + ec.message());
-        std::sort(files.begin(), files.end());
-        if (files.empty()) throw warpkit::error("no kernels (*.s) in '" + dir + "'");
+        const std::vector<std::string> files = example::assembly_files(dir);
 
         std::printf("warpkit-demo: %zu kernels on %s\n\n", files.size(), preset.c_str());
         std::printf("%-12s %7s %9s %9s %7s %8s  %s\n", "kernel", "blocks", "warp-ins", "cycles",

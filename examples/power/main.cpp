@@ -8,6 +8,7 @@
 #include "gpu_activity.hpp"
 
 #include "../common/gpu_runner.hpp"
+#include "../common/kernel_dir.hpp"
 #include "../common/tool_main.hpp"
 
 #include <warpkit/core/error.hpp>
@@ -26,7 +27,6 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdio>
@@ -64,16 +64,7 @@ example::mapping_params make_mapping(const model_options& o) {
 
 std::vector<std::string> kernel_files(const std::vector<std::string>& kernels,
                                       const std::string& dir) {
-    std::vector<std::string> files = kernels;
-    if (files.empty()) {
-        std::error_code ec;
-        for (const auto& e : std::filesystem::directory_iterator(dir, ec))
-            if (e.path().extension() == ".s") files.push_back(e.path().string());
-        if (ec) throw warpkit::error("cannot read kernel directory '" + dir + "': " + ec.message());
-        std::sort(files.begin(), files.end());
-        if (files.empty()) throw warpkit::error("no kernels (*.s) in '" + dir + "'");
-    }
-    return files;
+    return kernels.empty() ? example::assembly_files(dir) : kernels;
 }
 
 example::sampled_run run_kernel(const std::string& preset, const std::string& file,

@@ -9,6 +9,7 @@
 //                [--set key=value]... [--max-growth-mb MB]
 //   warpkit-soak --list-presets | [--preset NAME] [--config F] [--set k=v]... --dump-params
 #include "../common/gpu_runner.hpp"
+#include "../common/kernel_dir.hpp"
 #include "../common/params_cli.hpp"
 #include "../common/tool_main.hpp"
 #include "../power/gpu_activity.hpp"
@@ -154,15 +155,8 @@ int tool_main(int argc, char** argv) {
         if (presets.empty())
             for (const auto n : wk::gpu::preset_names)
                 presets.emplace_back(n);
-        std::vector<std::string> paths;
-        std::error_code ec;
-        for (const auto& e : std::filesystem::directory_iterator(dir, ec))
-            if (e.path().extension() == ".s") paths.push_back(e.path().string());
-        if (ec) throw wk::error("cannot read kernel directory '" + dir + "': " + ec.message());
-        std::sort(paths.begin(), paths.end());
-        if (paths.empty()) throw wk::error("no kernels (*.s) in '" + dir + "'");
         std::vector<kernel_file> files;
-        for (const auto& p : paths)
+        for (const auto& p : example::assembly_files(dir))
             files.push_back({std::filesystem::path(p).stem().string(), example::load_program(p)});
 
         const auto t0 = std::chrono::steady_clock::now();
