@@ -1,19 +1,24 @@
 #pragma once
 // Parameters out and in, the same for every tool that runs a GPU preset: the list of presets,
-// a preset's full parameters as JSON (what --dump-params prints, with --config and --set
-// applied), and a JSON parameters file read back (--config): a whole dump or any part of it.
-// A file's settings become `key=value` strings that go through the same validation as --set
-// (which follow them and win), so an unknown key or a bad value is named the same way.
+// a preset's full parameters as JSON (what --dump-params prints, with --config,
+// --gpgpusim-config and --set applied), a JSON parameters file read back (--config): a whole
+// dump or any part of it, and a GPGPU-Sim config file mapped onto the parameters
+// (--gpgpusim-config, warpkit/host/gpgpusim_config.hpp). A file's settings become `key=value`
+// strings that go through the same validation as --set (which follow them and win), so an
+// unknown key or a bad value is named the same way.
 
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/file.hpp>
 #include <warpkit/core/json.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/gpu/preset_registry.hpp>
+#include <warpkit/host/gpgpusim_config.hpp>
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <cstdio>
+#include <iostream>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -54,6 +59,24 @@ inline void flatten_params(const nlohmann::json& j, const std::string& prefix,
     return out;
 }
 
+/// What a GPGPU-Sim config is checked against on preset `name`: its warp width and scheduler.
+[[nodiscard]] inline warpkit::host::gpgpusim_target gpgpusim_target_of(const std::string& name) {
+    return warpkit::gpu::visit_preset(name, [](auto tag) {
+        using preset = typename decltype(tag)::type;
+        return warpkit::host::gpgpusim_target{static_cast<std::uint32_t>(preset::warp_size),
+                                              std::string(preset::scheduler::kind)};
+    });
+}
+
+/// The settings of the GPGPU-Sim config file at `path` mapped for preset `name`, in file
+/// order; the mapping report and its warnings go to `report`.
+[[nodiscard]] inline std::vector<std::string>
+gpgpusim_settings(const std::string& path, const std::string& name, std::ostream& report) {
+    const auto mapped = warpkit::host::read_gpgpusim_config(path, gpgpusim_target_of(name));
+    report << mapped.report();
+    return mapped.settings();
+}
+
 /// The parameters of preset `name` with `settings` (`key=value`, in order) applied, validated.
 [[nodiscard]] inline warpkit::gpu::gpu_params
 preset_params(const std::string& name, const std::vector<std::string>& settings) {
@@ -81,14 +104,18 @@ preset_params(const std::string& name, const std::vector<std::string>& settings)
     return out;
 }
 
-/// The parameter options every preset-running tool takes: --preset, --config, --set,
-/// --list-presets and --dump-params.
+/// The parameter options every preset-running tool takes: --preset, --config,
+/// --gpgpusim-config, --set, --list-presets and --dump-params.
 struct preset_options {
     std::string preset = "fermi_gtx480";
     std::string config_file;
+    std::string gpgpusim_file;          ///< --gpgpusim-config
     std::vector<std::string> overrides; ///< --set, in order
     bool list_presets = false;
     bool dump_params = false;
+    /// Where the mapping report and warnings of --gpgpusim-config go (stdout carries the
+    /// tools' results and --dump-params' JSON).
+    std::ostream* report = &std::cerr;
 
     /// Adds the options to `app` (`with_preset`: false for a tool that takes its presets
     /// otherwise, for example as a repeatable option of its own).
@@ -98,16 +125,27 @@ struct preset_options {
                 ->capture_default_str();
         app.add_option("--config", config_file,
                        "the preset's parameters from a JSON file (as --dump-params or --json "
-                       "write them; a part of one is fine; --set wins over it)");
+                       "write them; a part of one is fine; --gpgpusim-config and --set "
+                       "win over it)");
+        app.add_option("--gpgpusim-config", gpgpusim_file,
+                       "the preset's parameters from a GPGPU-Sim gpgpusim.config: prints what "
+                       "each option became and warns on the options warpkit has no equivalent "
+                       "for (applied after the preset and --config, before --set)");
         app.add_option("--set", overrides, "override a preset parameter: key=value (repeatable)");
         app.add_flag("--list-presets", list_presets, "list the presets and exit");
         app.add_flag("--dump-params", dump_params,
-                     "print the preset's parameters (with --config and --set) as JSON and exit");
+                     "print the preset's parameters (with --config, --gpgpusim-config and "
+                     "--set) as JSON and exit");
     }
-    /// The settings to apply, in order: the --config file's, then --set's.
+    /// The settings to apply, in order: the --config file's, the --gpgpusim-config file's
+    /// (its report written to `report`), then --set's.
     [[nodiscard]] std::vector<std::string> settings() const {
         std::vector<std::string> out;
         if (!config_file.empty()) out = config_file_settings(config_file);
+        if (!gpgpusim_file.empty()) {
+            const auto mapped = gpgpusim_settings(gpgpusim_file, preset, *report);
+            out.insert(out.end(), mapped.begin(), mapped.end());
+        }
         out.insert(out.end(), overrides.begin(), overrides.end());
         return out;
     }
