@@ -25,7 +25,12 @@ options:
   --preset NAME        GPU preset (fermi_gtx480, tesla_seed004, amoeba_48, amoeba_48_fused;
                        default fermi_gtx480)
   --config FILE.json   parameters of the preset from a JSON file (as --print-params or
-                       --json writes them; a partial file is fine; --set wins over it)
+                       --json writes them; a partial file is fine; --gpgpusim-config and
+                       --set win over it)
+  --gpgpusim-config FILE
+                       parameters of the preset from a GPGPU-Sim gpgpusim.config (after
+                       --config, before --set); what each option became and a warning per
+                       option without equivalent go to stderr
   --set KEY=VALUE      override a parameter of the preset (repeatable)
   --stats FILE.jsonl   one JSON record per kernel launch
   --csv FILE.csv       one row per kernel launch
@@ -43,7 +48,7 @@ options:
   -h, --help           this text
 
 The same settings as environment variables for the bare library: WARPKIT_CUDA_PRESET,
-WARPKIT_CUDA_CONFIG, WARPKIT_CUDA_SET (KEY=VALUE;KEY=VALUE), WARPKIT_CUDA_STATS, WARPKIT_CUDA_CSV,
+WARPKIT_CUDA_CONFIG, WARPKIT_CUDA_GPGPUSIM_CONFIG, WARPKIT_CUDA_SET (KEY=VALUE;KEY=VALUE), WARPKIT_CUDA_STATS, WARPKIT_CUDA_CSV,
 WARPKIT_CUDA_FUNCTIONAL=1, WARPKIT_CUDA_KERNELS, WARPKIT_CUDA_BOUNDS_CHECK=0,
 WARPKIT_CUDA_COLD_MEMORY=1, WARPKIT_CUDA_POWER=1, WARPKIT_CUDA_POWER_SAMPLE, WARPKIT_CUDA_QUIET=1;
 then LD_LIBRARY_PATH=<dir of libcudart.so.13> PROGRAM.
@@ -97,6 +102,8 @@ int main(int argc, char** argv) {
                 set("WARPKIT_CUDA_PRESET", value(a));
             else if (a == "--config")
                 set("WARPKIT_CUDA_CONFIG", std::filesystem::absolute(value(a)).string());
+            else if (a == "--gpgpusim-config")
+                set("WARPKIT_CUDA_GPGPUSIM_CONFIG", std::filesystem::absolute(value(a)).string());
             else if (a == "--set")
                 overrides.push_back(value(a));
             else if (a == "--stats")

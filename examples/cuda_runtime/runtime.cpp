@@ -85,10 +85,15 @@ bool within_launch_limits(const dim3& grid, const dim3& block) {
            grid.y <= 65535 && grid.z <= 65535;
 }
 
-// The configuration file's settings, then the --set ones (which win).
+// The configuration file's settings, the GPGPU-Sim config's (its mapping report on stderr),
+// then the --set ones (which win).
 std::vector<std::string> all_overrides(const options& o) {
     std::vector<std::string> out;
     if (!o.config_file.empty()) out = example::config_file_settings(o.config_file);
+    if (!o.gpgpusim_file.empty()) {
+        const auto mapped = example::gpgpusim_settings(o.gpgpusim_file, o.preset, std::cerr);
+        out.insert(out.end(), mapped.begin(), mapped.end());
+    }
     out.insert(out.end(), o.overrides.begin(), o.overrides.end());
     return out;
 }
@@ -208,6 +213,7 @@ options options::from_environment() {
     if (const auto p = env("WARPKIT_CUDA_PRESET"); !p.empty()) o.preset = p;
     o.overrides = split(env("WARPKIT_CUDA_SET"), ';');
     o.config_file = env("WARPKIT_CUDA_CONFIG");
+    o.gpgpusim_file = env("WARPKIT_CUDA_GPGPUSIM_CONFIG");
     o.stats_path = env("WARPKIT_CUDA_STATS");
     o.csv_path = env("WARPKIT_CUDA_CSV");
     o.functional = env_flag("WARPKIT_CUDA_FUNCTIONAL", false);

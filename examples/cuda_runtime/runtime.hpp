@@ -43,6 +43,8 @@ struct options {
     bool quiet = false;                 ///< WARPKIT_CUDA_QUIET=1: no per-kernel summary
     bool bounds_check = true;           ///< WARPKIT_CUDA_BOUNDS_CHECK=0 turns it off
     bool cold_memory = false;           ///< WARPKIT_CUDA_COLD_MEMORY=1: no L2 / DRAM carry-over
+    /// WARPKIT_CUDA_GPGPUSIM_CONFIG: a GPGPU-Sim gpgpusim.config, applied after config_file.
+    std::string gpgpusim_file;
     /// WARPKIT_CUDA_POWER=1: the power model's energy breakdown and DVFS outcomes of every
     /// timed launch in its stats record (`power`).
     bool power = false;
