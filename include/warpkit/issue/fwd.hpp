@@ -25,11 +25,15 @@ template <class SchedulerParams>
 struct scheduler_bank_params;
 template <class SchedulerStats>
 struct scheduler_bank_stats;
-struct operands;
+template <std::size_t Registers, std::size_t Predicates>
+struct basic_operands;
+using operands = basic_operands<64, 64>;
 struct hazard;
 struct scoreboard_params;
 struct scoreboard_stats;
-class scoreboard;
+template <std::size_t Registers, std::size_t Predicates>
+class basic_scoreboard;
+using scoreboard = basic_scoreboard<64, 64>;
 struct cluster_scoreboard_stats;
 struct scoreboard_bits;
 class any_scheduler;
