@@ -17,8 +17,7 @@
 namespace warpkit {
 
 template <std::size_t Bits>
-requires(Bits > 0)
-class bit_set {
+requires(Bits > 0) class bit_set {
 public:
     /// Members are below this.
     static constexpr std::size_t width = Bits;
