@@ -90,6 +90,15 @@ public:
             for (std::uint64_t bits = words_[w]; bits != 0; bits &= bits - 1)
                 visit(w * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
     }
+    /// Calls `visit(i)` for the members in ascending order until it returns true; returns
+    /// whether it did.
+    template <class Visit>
+    constexpr bool visit_until(Visit&& visit) const {
+        for (std::size_t w = 0; w < words; ++w)
+            for (std::uint64_t bits = words_[w]; bits != 0; bits &= bits - 1)
+                if (visit(w * 64 + static_cast<std::size_t>(std::countr_zero(bits)))) return true;
+        return false;
+    }
     /// Word `w` of the set (members 64w .. 64w + 63).
     [[nodiscard]] constexpr std::uint64_t word(std::size_t w) const {
         WARPKIT_EXPECTS(w < words);

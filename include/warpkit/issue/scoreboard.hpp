@@ -67,8 +67,8 @@ struct basic_operands {
     [[nodiscard]] constexpr std::size_t write_count() const noexcept {
         return dsts.count() + pred_dsts.count();
     }
-    friend constexpr bool operator==(const basic_operands&, const basic_operands&) noexcept =
-        default;
+    friend constexpr bool operator==(const basic_operands&,
+                                     const basic_operands&) noexcept = default;
 };
 
 /// The operands of a 64-register, 64-predicate scoreboard (Fermi's 63 registers and 7
@@ -182,7 +182,8 @@ public:
         warp_state& s = at(w);
         WARPKIT_EXPECTS(ops.dsts.subset_of(reg_mask_));
         WARPKIT_EXPECTS(ops.pred_dsts.subset_of(pred_mask_));
-        WARPKIT_EXPECTS(!ops.dsts.intersects(s.pending) && !ops.pred_dsts.intersects(s.pending_preds));
+        WARPKIT_EXPECTS(!ops.dsts.intersects(s.pending) &&
+                        !ops.pred_dsts.intersects(s.pending_preds));
         s.pending |= ops.dsts;
         s.pending_preds |= ops.pred_dsts;
         const auto n = static_cast<std::uint64_t>(ops.write_count());
@@ -218,9 +219,7 @@ public:
     }
 
     /// True when register `r` of warp `w` has a write in flight.
-    [[nodiscard]] bool pending(std::size_t w, unsigned r) const {
-        return at(w).pending.test(r);
-    }
+    [[nodiscard]] bool pending(std::size_t w, unsigned r) const { return at(w).pending.test(r); }
     /// True when predicate `p` of warp `w` has a write in flight.
     [[nodiscard]] bool pending_pred(std::size_t w, unsigned p) const {
         return at(w).pending_preds.test(p);
@@ -258,11 +257,12 @@ private:
     };
 
     static const params_type& checked(const params_type& p) {
-        warpkit::validate(p);
+        // The widths first: their messages name the ranges that apply to this scoreboard.
         check_range("registers", p.registers, std::uint32_t{1},
                     static_cast<std::uint32_t>(Registers));
         check_range("predicates", p.predicates, std::uint32_t{0},
                     static_cast<std::uint32_t>(Predicates));
+        warpkit::validate(p);
         return p;
     }
     [[nodiscard]] warp_state& at(std::size_t w) {
