@@ -24,14 +24,20 @@ struct test_policies {
     using coalescer = mem::line_coalescer<128>;
 };
 
+// The same SM with a scoreboard of 256 registers per warp (a SASS-sized register file).
+struct wide_policies : test_policies {
+    static constexpr std::size_t scoreboard_registers = 256;
+};
+
 struct run_result {
     scripted_source source;
     gpu::sm_stats stats;
 };
 
+template <class Policies = test_policies>
 run_result run_full(std::vector<std::vector<isa::static_inst>> code, gpu::sm_params p = {},
                     std::uint64_t stride = 4) {
-    using sm_t = gpu::sm<test_policies, scripted_source>;
+    using sm_t = gpu::sm<Policies, scripted_source>;
     issue::scheduler_bank_params<issue::no_params> bank;
     bank.schedulers = 1;
     p.issue_width = 2;
@@ -65,6 +71,24 @@ TEST_CASE("SM timing, hand-computed: a dependent instruction waits the producer'
     // back at 6, when i1 issues. i2 is independent of both but in-order behind i1.
     const auto src = run({{alu(1, {}), alu(2, {1}), alu(3, {}), exit_inst()}});
     CHECK(src.issued_at(0) == std::vector<std::uint64_t>{2, 6, 7, 8});
+}
+
+TEST_CASE("SM timing: a 256-register scoreboard tracks registers past 63 without aliasing") {
+    using wide_sm = gpu::sm<wide_policies, scripted_source>;
+    static_assert(wide_sm::tracked_registers == 255);
+    static_assert(!wide_sm::sharing_type::enabled); // sharing's acks carry one 64-bit word
+    static_assert(gpu::sm<test_policies, scripted_source>::tracked_registers == 63);
+    // The hand-computed dependence above, on registers 200 and 201: same cycles.
+    const auto dep = run_full<wide_policies>(
+        {{alu(200, {}), alu(201, {200}), alu(3, {}), exit_inst()}});
+    CHECK(dep.source.issued_at(0) == std::vector<std::uint64_t>{2, 6, 7, 8});
+    CHECK(dep.stats.stalls.scoreboard > 0);
+    // r127 and r63 share bit 63 of a word but are different registers: no false dependence.
+    const auto apart =
+        run_full<wide_policies>({{alu(127, {}), alu(2, {63}), alu(3, {}), exit_inst()}});
+    CHECK(apart.source.issued_at(0) == std::vector<std::uint64_t>{2, 3, 4, 5});
+    // The default scoreboard tracks 63: a write of r200 is a caller error there.
+    CHECK_THROWS_AS(run_full({{alu(200, {}), exit_inst()}}), contract_error);
 }
 
 TEST_CASE("SM timing, hand-computed: two warps issue in the same cycle at width 2") {

@@ -235,6 +235,24 @@ TEST_CASE("device: a block needing more registers than an SM has names the setti
     CHECK(what.find("estimate from the PTX's liveness") != std::string::npos);
 }
 
+TEST_CASE("device: a kernel prepared for more timing registers than the SM's scoreboard tracks "
+          "is refused at launch") {
+    host::device dev("fermi_gtx480");
+    ptx::kernel_options wide;
+    wide.timing_registers = 255; // for a 256-register scoreboard; the GTX480's tracks 63
+    const auto k = dev.prepare(vector_add_module(), "vector_add", wide);
+    const auto a = dev.alloc<float>(32), b = dev.alloc<float>(32), c = dev.alloc<float>(32);
+    const std::int32_t n = 32;
+    try {
+        (void)dev.launch(k, {{1, 1, 1}, {32, 1, 1}, 0}, a, b, c, n);
+        FAIL("the launch should be refused");
+    } catch (const config_error& e) {
+        CHECK(e.field() == "kernel.timing_registers");
+        CHECK(e.value() == "255");
+        CHECK(std::string(e.what()).find("<= 63") != std::string::npos);
+    }
+}
+
 TEST_CASE("device: with warm memory, L2 and DRAM state carry over from launch to launch") {
     // vector_add over 16000 floats reads 128 KB: it fits the GTX480's 768 KB of L2, so a
     // second launch over the same buffers finds every line there and reads nothing from DRAM.

@@ -58,9 +58,9 @@ struct law_traits {
     /// The GTO pattern: one greedy warp keeps the first slot, the others go oldest first.
     static constexpr bool greedy = false;
 };
-template <>
-struct law_traits<wi::gto> {
-    static wi::gto make() { return {}; }
+template <std::size_t N>
+struct law_traits<wi::basic_gto<N>> {
+    static wi::basic_gto<N> make() { return {}; }
     static unit_class next_class(warpkit::rng& r) { return any_class(r); }
     static std::size_t ready_window(std::size_t, std::size_t) { return 0; }
     static constexpr bool greedy = true;
@@ -152,7 +152,76 @@ std::uint64_t issued_by_stats(const S& s) {
 #define WARPKIT_ALL_SCHEDULERS                                                                     \
     wi::lrr, wi::rr, wi::gto, wi::two_level<wi::lrr>, wi::two_level<wi::gto>,                      \
         wi::two_level<wi::rr>, wi::gates_priority<>, wi::gates<>, wi::gates<wi::gto>,              \
-        wi::scheduler_bank<wi::lrr>, wi::scheduler_bank<wi::gates<>>
+        wi::scheduler_bank<wi::lrr>, wi::scheduler_bank<wi::gates<>>, wi::basic_lrr<128>,          \
+        wi::basic_gto<128>, wi::two_level<wi::basic_rr<128>>, wi::gates<wi::basic_lrr<128>>
+
+namespace {
+// A 64-warp scheduler and the same policy over 128 warps.
+template <class Narrow, class Wide>
+struct narrow_and_wide {
+    using narrow = Narrow;
+    using wide = Wide;
+};
+} // namespace
+
+TEST_CASE_TEMPLATE("law: a scheduler of 128 warps picks among ids 64..127 as the 64-warp one "
+                   "does among 0..63",
+                   P, narrow_and_wide<wi::lrr, wi::basic_lrr<128>>,
+                   narrow_and_wide<wi::rr, wi::basic_rr<128>>,
+                   narrow_and_wide<wi::gto, wi::basic_gto<128>>,
+                   narrow_and_wide<wi::two_level<wi::lrr>, wi::two_level<wi::basic_lrr<128>>>,
+                   narrow_and_wide<wi::gates<>, wi::gates<wi::basic_lrr<128>>>) {
+    using narrow_t = typename P::narrow;
+    using wide_t = typename P::wide;
+    static_assert(wi::max_warps_of<narrow_t>() == 64 && wi::max_warps_of<wide_t>() == 128);
+    constexpr wi::warp_id shift = 64;
+    for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+        auto narrow = law_traits<narrow_t>::make();
+        auto wide = law_traits<wide_t>::make();
+        warpkit::rng r(seed);
+        const std::size_t warps = 1 + r.below(64);
+        for (int cycle = 0; cycle < 300; ++cycle) {
+            std::vector<wi::warp_view> v;
+            for (std::size_t w = 0; w < warps; ++w) {
+                wi::warp_view x;
+                x.id = static_cast<wi::warp_id>(w);
+                x.unit = int_or_fp(r);
+                x.age = r.below(1000);
+                x.ready = r.bernoulli(0.6);
+                x.long_latency = r.bernoulli(0.15);
+                x.finished = r.bernoulli(0.05);
+                v.push_back(x);
+            }
+            std::vector<wi::warp_view> shifted = v;
+            for (auto& x : shifted)
+                x.id = static_cast<wi::warp_id>(x.id + shift);
+            const std::size_t width = 1 + r.below(4);
+            const auto a = narrow.select(std::span<const wi::warp_view>(v), width);
+            const auto b = wide.select(std::span<const wi::warp_view>(shifted), width);
+            REQUIRE(a.size() == b.size());
+            wi::issue_list done_a, done_b;
+            for (std::size_t i = 0; i < a.size(); ++i) {
+                const auto& pa = *(a.begin() + static_cast<std::ptrdiff_t>(i));
+                const auto& pb = *(b.begin() + static_cast<std::ptrdiff_t>(i));
+                CHECK(pb.warp == pa.warp + shift);
+                CHECK(pb.unit == pa.unit);
+                if (r.bernoulli(0.8)) {
+                    done_a.push(pa);
+                    done_b.push(pb);
+                }
+            }
+            narrow.notify_issued(done_a);
+            wide.notify_issued(done_b);
+        }
+    }
+    // Ids past the count are a caller error.
+    auto wide = law_traits<wide_t>::make();
+    wi::warp_view beyond;
+    beyond.id = 128;
+    beyond.ready = true;
+    CHECK_THROWS_AS((void)wide.select(std::span<const wi::warp_view>(&beyond, 1), 1),
+                    warpkit::contract_error);
+}
 
 TEST_CASE_TEMPLATE("law: picks are distinct issuable warps, at most width, repeatable", S,
                    WARPKIT_ALL_SCHEDULERS) {

@@ -134,7 +134,7 @@ TEST_CASE("two_level demotes warps that wait on long latency and promotes in FIF
 
     // Cycle 1: warps enter in order; 0 and 1 fit in the active set, 2 and 3 pend.
     CHECK(step(s, v, 4) == std::vector<int>{0, 1}); // pending warps are never offered
-    CHECK(s.active_set() == 0b0011);
+    CHECK(s.active_set().word(0) == 0b0011);
     CHECK(std::vector<int>(s.pending().begin(), s.pending().end()) == std::vector<int>{2, 3});
 
     // Cycle 2: warp 0 waits on a load: demoted to the tail, warp 2 promoted (and picked:
@@ -142,14 +142,14 @@ TEST_CASE("two_level demotes warps that wait on long latency and promotes in FIF
     v[0].long_latency = true;
     v[0].ready = false;
     CHECK(step(s, v) == std::vector<int>{2});
-    CHECK(s.active_set() == 0b0110);
+    CHECK(s.active_set().word(0) == 0b0110);
     CHECK(std::vector<int>(s.pending().begin(), s.pending().end()) == std::vector<int>{3, 0});
 
     // Cycle 3: warp 1 too: 3 promoted; pending FIFO 0, 1.
     v[1].long_latency = true;
     v[1].ready = false;
     CHECK(step(s, v, 2) == std::vector<int>{3, 2});
-    CHECK(s.active_set() == 0b1100);
+    CHECK(s.active_set().word(0) == 0b1100);
     CHECK(std::vector<int>(s.pending().begin(), s.pending().end()) == std::vector<int>{0, 1});
 
     // Cycle 4: warp 1's load returns first, but the active set is full: nothing moves.
@@ -159,7 +159,7 @@ TEST_CASE("two_level demotes warps that wait on long latency and promotes in FIF
     // Cycle 5: warp 2 finishes: warp 0 still waits, so warp 1 (next in FIFO) is promoted.
     v[2].finished = true;
     CHECK(step(s, v, 2) == std::vector<int>{3, 1});
-    CHECK(s.active_set() == 0b1010);
+    CHECK(s.active_set().word(0) == 0b1010);
     CHECK(std::vector<int>(s.pending().begin(), s.pending().end()) == std::vector<int>{0});
 
     // Cycle 6: warp 3 reaches a barrier (demoted), warp 0's load is back (promoted).
@@ -167,7 +167,7 @@ TEST_CASE("two_level demotes warps that wait on long latency and promotes in FIF
     v[0].long_latency = false;
     v[0].ready = true;
     CHECK(step(s, v, 2) == std::vector<int>{0, 1});
-    CHECK(s.active_set() == 0b0011);
+    CHECK(s.active_set().word(0) == 0b0011);
     CHECK(std::vector<int>(s.pending().begin(), s.pending().end()) == std::vector<int>{3});
     CHECK(s.stats().demotions == 3);
     CHECK(s.stats().promotions == 2 + 3 + 1);

@@ -11,19 +11,37 @@ using warpkit::issue::latency_kind;
 using warpkit::issue::operands;
 using warpkit::issue::scoreboard;
 
-TEST_CASE("scoreboard: RAW and WAW on sources, destinations and predicates") {
-    scoreboard sb;
-    const auto add = operands{}.read(1).read(2).write(3);        // r3 <- r1 + r2
-    const auto use = operands{}.read(3).write(4);                // r4 <- f(r3)
-    const auto over = operands{}.read(5).write(3);               // r3 <- f(r5)
-    const auto setp = operands{}.read(1).write_pred(0);          // p0 <- r1 < 0
-    const auto guarded = operands{}.read(6).write(7).guard(0);   // @p0 r7 <- r6
-    const auto unrelated = operands{}.read(8).write(9).guard(1); // @p1 r9 <- r8
+namespace {
+// A scoreboard of 256 registers per warp (a SASS-sized register file): the same laws hold,
+// checked on registers in its third word.
+using wide_scoreboard = warpkit::issue::basic_scoreboard<256, 64>;
+template <class Sb>
+constexpr unsigned base = Sb::register_width > 64 ? 130 : 0;
+// The scoreboard tracking one register fewer than its width (63 for the default one).
+template <class Sb>
+Sb make() {
+    warpkit::issue::scoreboard_params p;
+    p.registers = static_cast<std::uint32_t>(Sb::register_width - 1);
+    return Sb(p);
+}
+} // namespace
+
+TEST_CASE_TEMPLATE("scoreboard: RAW and WAW on sources, destinations and predicates", Sb,
+                   scoreboard, wide_scoreboard) {
+    using ops = typename Sb::operands_type;
+    constexpr unsigned b = base<Sb>;
+    Sb sb = make<Sb>();
+    const auto add = ops{}.read(b + 1).read(b + 2).write(b + 3);    // r3 <- r1 + r2
+    const auto use = ops{}.read(b + 3).write(b + 4);                // r4 <- f(r3)
+    const auto over = ops{}.read(b + 5).write(b + 3);               // r3 <- f(r5)
+    const auto setp = ops{}.read(b + 1).write_pred(0);              // p0 <- r1 < 0
+    const auto guarded = ops{}.read(b + 6).write(b + 7).guard(0);   // @p0 r7 <- r6
+    const auto unrelated = ops{}.read(b + 8).write(b + 9).guard(1); // @p1 r9 <- r8
 
     CHECK(sb.can_issue(0, add));
     sb.reserve(0, add);
-    CHECK(sb.pending(0, 3));
-    CHECK_FALSE(sb.pending(1, 3)); // per warp
+    CHECK(sb.pending(0, b + 3));
+    CHECK_FALSE(sb.pending(1, b + 3)); // per warp
 
     auto h = sb.check(0, use);
     CHECK(h.raw);
@@ -42,7 +60,7 @@ TEST_CASE("scoreboard: RAW and WAW on sources, destinations and predicates") {
     CHECK(sb.can_issue(0, unrelated));
     CHECK(sb.pending_count(0) == 2);
 
-    sb.release(0, 3);
+    sb.release(0, b + 3);
     CHECK(sb.can_issue(0, use));
     CHECK(sb.can_issue(0, over));
     sb.release(0, setp);
@@ -57,13 +75,17 @@ TEST_CASE("scoreboard: RAW and WAW on sources, destinations and predicates") {
     CHECK(st.releases == 2);
 }
 
-TEST_CASE("scoreboard: long-latency destinations mark the warp as waiting on long latency") {
-    scoreboard sb;
-    const auto load = operands{}.read(1).write(2); // r2 <- [r1]
-    const auto alu = operands{}.read(1).write(3);  // r3 <- r1 + 1
-    const auto use_load = operands{}.read(2).write(4);
-    const auto use_alu = operands{}.read(3).write(5);
-    const auto use_both = operands{}.read(2).read(3).write(6);
+TEST_CASE_TEMPLATE("scoreboard: long-latency destinations mark the warp as waiting on long "
+                   "latency",
+                   Sb, scoreboard, wide_scoreboard) {
+    using ops = typename Sb::operands_type;
+    constexpr unsigned b = base<Sb>;
+    Sb sb = make<Sb>();
+    const auto load = ops{}.read(b + 1).write(b + 2); // r2 <- [r1]
+    const auto alu = ops{}.read(b + 1).write(b + 3);  // r3 <- r1 + 1
+    const auto use_load = ops{}.read(b + 2).write(b + 4);
+    const auto use_alu = ops{}.read(b + 3).write(b + 5);
+    const auto use_both = ops{}.read(b + 2).read(b + 3).write(b + 6);
     sb.reserve(4, load, true);
     sb.reserve(4, alu);
     CHECK(sb.has_long_latency(4));
@@ -71,13 +93,13 @@ TEST_CASE("scoreboard: long-latency destinations mark the warp as waiting on lon
     CHECK_FALSE(sb.waits_on_long_latency(4, use_alu)); // blocked, but by a short-latency write
     CHECK(sb.peek(4, use_alu).raw);
     CHECK(sb.waits_on_long_latency(4, use_both));
-    CHECK(sb.waits_on_long_latency(4, operands{}.write(2))); // WAW on the load's register
-    sb.release(4, 2);
+    CHECK(sb.waits_on_long_latency(4, ops{}.write(b + 2))); // WAW on the load's register
+    sb.release(4, b + 2);
     CHECK_FALSE(sb.has_long_latency(4));
     CHECK_FALSE(sb.waits_on_long_latency(4, use_both));
     CHECK(sb.peek(4, use_both).raw);
     // A register that comes back reserved by a short-latency write is no longer long-latency.
-    sb.reserve(4, operands{}.write(2));
+    sb.reserve(4, ops{}.write(b + 2));
     CHECK_FALSE(sb.waits_on_long_latency(4, use_load));
     CHECK(sb.stats().long_latency_reservations == 1);
 }
@@ -110,6 +132,19 @@ TEST_CASE("scoreboard: contract and params errors") {
     p.registers = 64;
     p.warps = 0;
     CHECK_THROWS_AS(scoreboard{p}, warpkit::config_error);
+    // A wider scoreboard takes more registers, up to its width.
+    p.warps = 48;
+    p.registers = 255;
+    const wide_scoreboard wide(p);
+    CHECK(wide.params().registers == 255);
+    p.registers = 257;
+    try {
+        wide_scoreboard bad(p);
+        FAIL("no error");
+    } catch (const warpkit::config_error& e) {
+        CHECK(e.field() == "registers");
+        CHECK(e.allowed() == "[1, 256]");
+    }
 }
 
 TEST_CASE("cluster scoreboard: memory entries clear only when every member acked") {

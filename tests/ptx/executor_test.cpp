@@ -929,6 +929,22 @@ TEST_CASE("ptx kernel: timing register ids follow liveness; too many live regist
     o.regs_per_thread = 40;
     const compiled d(body, "many", o);
     CHECK(d.k.regs_per_thread() == 40);
+    // For a 256-register scoreboard: every live value keeps an id of its own.
+    ptx::kernel_options wide;
+    wide.timing_registers = 255;
+    const compiled w(body, "many", wide);
+    CHECK(w.k.folded_registers() == 0);
+    CHECK(w.k.timing_ids_needed() == c.k.timing_ids_needed());
+    std::uint32_t highest = 0;
+    for (std::size_t pc = 0; pc < w.k.size(); ++pc) {
+        const auto& s = w.k.static_at(pc);
+        for (std::size_t i = 0; i < s.num_dst; ++i)
+            highest = std::max<std::uint32_t>(highest, s.dst[i]);
+    }
+    CHECK(highest >= 63);
+    CHECK(highest < 255);
+    wide.timing_registers = 256;
+    CHECK_THROWS_AS(compiled(body, "many", wide), config_error);
     // vector_add needs few: no folding, distinct ids for values live together
     const compiled v(R"(
 .visible .entry small(.param .u64 p)

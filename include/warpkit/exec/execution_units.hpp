@@ -51,6 +51,7 @@ template <class Payload = std::uint32_t>
 class execution_units {
 public:
     using params_type = units_params;
+    using payload_type = Payload;
     using cluster_type = unit_cluster<Payload>;
 
     explicit execution_units(const units_params& p = {}) : p_(checked(p)) {

@@ -180,6 +180,14 @@ public:
                     "(warpkit-run --registers-per-thread N; "
                     "ptx::kernel_options::regs_per_thread)");
         }
+        if constexpr (requires { k.prepared().options().timing_registers; })
+            if (k.prepared().options().timing_registers > sm_k::tracked_registers)
+                throw config_error(
+                    "kernel.timing_registers",
+                    std::to_string(k.prepared().options().timing_registers),
+                    "<= " + std::to_string(sm_k::tracked_registers) +
+                        ", the registers the SM's scoreboard tracks (Policies::" +
+                        "scoreboard_registers - 1): prepare the kernel for this GPU");
         disp.launch(k.blocks(), fp);
 
         typename sm_k::scheduler_bank_type::params_type bank;

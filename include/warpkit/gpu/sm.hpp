@@ -52,13 +52,27 @@
 namespace warpkit::gpu {
 
 namespace detail {
+/// Registers per warp the SM's scoreboard tracks: `Policies::scoreboard_registers` when
+/// given, else 64 (one word per warp; Fermi's 63 registers fit).
+template <class Policies>
+consteval std::size_t scoreboard_registers() {
+    if constexpr (requires { Policies::scoreboard_registers; })
+        return Policies::scoreboard_registers;
+    else
+        return 64;
+}
 /// True unless `Policies::front_end_sharing` is false: the SM may join a sharing cluster.
+/// Sharing needs the 64-register scoreboard (its acks carry one register word), so a wider
+/// one leaves the slot empty unless the policies ask for sharing (a compile error then).
 template <class Policies>
 consteval bool wants_front_end_sharing() {
-    if constexpr (requires { Policies::front_end_sharing; })
+    if constexpr (requires { Policies::front_end_sharing; }) {
+        static_assert(!Policies::front_end_sharing || scoreboard_registers<Policies>() == 64,
+                      "front-end sharing runs the 64-register scoreboard");
         return Policies::front_end_sharing;
-    else
-        return true;
+    } else {
+        return scoreboard_registers<Policies>() == 64;
+    }
 }
 /// True unless `Policies::dynamic_split` is false: the SM may split (AMOEBA).
 template <class Policies>
@@ -73,7 +87,9 @@ consteval bool wants_dynamic_split() {
 /// One SM. `Policies` names the parts: `warp_size`, `scheduler` (one scheduler; the SM runs
 /// a bank of them), `gating_policy` (gating::no_gating to disable gating), `coalescer`, and
 /// optionally `front_end_sharing` and `dynamic_split` (bool, default true: false leaves the
-/// slot empty). `Source` supplies the warps (func::instruction_source).
+/// slot empty) and `scoreboard_registers` (registers per warp the scoreboard tracks, default
+/// 64; the SM tracks one fewer, the last id being the ISA's zero register in SASS and beyond
+/// Fermi's 63 in PTX). `Source` supplies the warps (func::instruction_source).
 template <class Policies, class Source>
 requires func::instruction_source<Source, Policies::warp_size>
 class sm {
@@ -88,8 +104,14 @@ public:
     using coalescer_type = typename Policies::coalescer;
     using params_type = sm_params;
     using stats_type = sm_stats;
+    /// The scoreboard: `Policies::scoreboard_registers` register bits per warp (default 64).
+    using scoreboard_type = issue::basic_scoreboard<detail::scoreboard_registers<Policies>(), 64>;
+    using operands_type = typename scoreboard_type::operands_type;
+    /// Registers per thread the scoreboard tracks (63 with the default width).
+    static constexpr std::uint32_t tracked_registers =
+        static_cast<std::uint32_t>(scoreboard_type::register_width - 1);
     /// What travels down an execution pipeline: the warp and the registers it will write.
-    using payload = stages::payload;
+    using payload = stages::basic_payload<operands_type>;
     /// True when the source can cut warps (a split needs it).
     static constexpr bool splittable = stages::splittable_source<Source, warp_size>;
     /// True when the SM power-gates its clusters (a split SM's second half is not gated).
@@ -104,7 +126,7 @@ public:
         std::conditional_t<detail::wants_dynamic_split<Policies>() && splittable && !gated,
                            stages::dynamic_split<scheduler_bank_type>,
                            stages::no_split<scheduler_bank_type>>;
-    using ldst_type = stages::ldst_stage<warp_size, coalescer_type>;
+    using ldst_type = stages::ldst_stage<warp_size, coalescer_type, operands_type>;
 
     /// SM `id` running `source`'s warps; `memory` says what answers its LD/ST unit (the
     /// ideal fixed-latency memory unless a hierarchy is given; the L1 side comes from
@@ -112,7 +134,7 @@ public:
     sm(std::uint32_t id, const sm_params& p, const typename scheduler_bank_type::params_type& sched,
        Source source, const memory_params& memory = ideal_memory())
         : id_(id), p_(checked(p)), source_(std::move(source)), sched_(sched), split_(p_, sched),
-          execute_(p_.units), scoreboard_(issue::scoreboard_params{p_.contexts()}),
+          execute_(p_.units), scoreboard_(issue::scoreboard_params{.warps = p_.contexts(), .registers = tracked_registers}),
           ldst_(id, p_, memory), warps_(p_.contexts()), blocks_(p_.block_slots),
           issue_(p_.contexts(), checked_width_(p_, sched)), power_(p_.units.sp_count, p_.gating),
           fetch_(p_.ibuffer_depth, p_.fetch_latency) {
@@ -299,7 +321,7 @@ public:
         return split_.controller();
     }
     [[nodiscard]] const scheduler_bank_type& schedulers() const noexcept { return sched_; }
-    [[nodiscard]] const issue::scoreboard& scoreboard() const noexcept { return scoreboard_; }
+    [[nodiscard]] const scoreboard_type& scoreboard() const noexcept { return scoreboard_; }
     /// Gating controllers of the INT clusters (0 .. sp_count-1) then the FP clusters.
     [[nodiscard]] const std::vector<gating_controller>& gates() const noexcept {
         return power_.gates();
@@ -344,7 +366,7 @@ private:
         sm& m;
         [[nodiscard]] bool at_barrier(std::uint32_t s) const { return m.source_.at_barrier(s); }
         [[nodiscard]] issue::hazard hazard(std::uint32_t s, const isa::static_inst& si) const {
-            return m.sharing_.hazard(m.scoreboard_, s, stages::operands_of(si));
+            return m.sharing_.hazard(m.scoreboard_, s, stages::operands_of<operands_type>(si));
         }
         [[nodiscard]] bool ldst_free(std::uint32_t h) const {
             return m.execute_.ldst_free(m.ldst_, h, m.now_);
@@ -372,7 +394,7 @@ private:
 
     // A result reaches writeback: the sharing slot decides which scoreboard it clears.
     [[nodiscard]] auto release_fn_() {
-        return [this](std::uint32_t slot, const issue::operands& writes, bool memory) {
+        return [this](std::uint32_t slot, const operands_type& writes, bool memory) {
             sharing_.release(scoreboard_, slot, writes, memory, now_);
         };
     }
@@ -440,7 +462,9 @@ private:
     // Executes warp `s`'s next instruction `si`; a warp whose every thread exited leaves.
     void execute_one_(std::uint32_t s, const isa::static_inst& si) {
         auto& w = warps_[s];
-        const stages::execute_context<Source, sharing_type, ldst_type> ctx{
+        const stages::execute_context<Source, sharing_type, ldst_type, scoreboard_type,
+                                      typename ldst_type::results_type>
+            ctx{
             source_,
             sharing_,
             scoreboard_,
@@ -480,14 +504,14 @@ private:
     Source source_;
     scheduler_bank_type sched_;
     [[no_unique_address]] split_type split_; // AMOEBA's split and SM1's schedulers
-    stages::execute_stage<> execute_;
-    issue::scoreboard scoreboard_;
+    stages::execute_stage<exec::execution_units<payload>> execute_;
+    scoreboard_type scoreboard_;
     ldst_type ldst_;
     std::vector<stages::warp_context> warps_;
     std::vector<stages::block_context> blocks_;
     stages::issue_stage<scheduler_bank_type> issue_;
     power_stage_type power_;
-    stages::writeback_stage<> writeback_;
+    stages::writeback_stage<typename ldst_type::results_type> writeback_;
     stages::fetch_stage fetch_;
     [[no_unique_address]] sharing_type sharing_; // front-end sharing (role none: alone)
     std::vector<std::uint32_t> slots_tmp_;

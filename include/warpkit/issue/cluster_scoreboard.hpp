@@ -86,8 +86,7 @@ public:
     void reserve(std::size_t w, const operands& ops, latency_kind kind) {
         const bool memory = kind == latency_kind::memory;
         base_.reserve(w, ops, memory);
-        const auto n =
-            static_cast<std::uint64_t>(std::popcount(ops.dsts) + std::popcount(ops.pred_dsts));
+        const auto n = static_cast<std::uint64_t>(ops.write_count());
         if (!memory) {
             stats_.fixed_entries += n;
             return;
@@ -96,10 +95,8 @@ public:
         warp_acks& a = warps_[w];
         a.memory_regs |= ops.dsts;
         a.memory_preds |= ops.pred_dsts;
-        for (std::uint64_t d = ops.dsts; d != 0; d &= d - 1)
-            a.reg_acks[static_cast<std::size_t>(std::countr_zero(d))] = 0;
-        for (std::uint64_t d = ops.pred_dsts; d != 0; d &= d - 1)
-            a.pred_acks[static_cast<std::size_t>(std::countr_zero(d))] = 0;
+        ops.dsts.for_each([&](std::size_t r) { a.reg_acks[r] = 0; });
+        ops.pred_dsts.for_each([&](std::size_t p) { a.pred_acks[p] = 0; });
     }
 
     /// Member `member` reports that the memory write of register `r` of warp `w` completed.
@@ -107,9 +104,9 @@ public:
     bool ack(std::size_t w, unsigned r, std::size_t member) {
         WARPKIT_EXPECTS(w < warps_.size() && r < 64);
         warp_acks& a = warps_[w];
-        WARPKIT_EXPECTS(((a.memory_regs >> r) & 1U) != 0);
+        WARPKIT_EXPECTS(a.memory_regs.test(r));
         if (!set_ack(a.reg_acks[r], member)) return false;
-        a.memory_regs &= ~(std::uint64_t{1} << r);
+        a.memory_regs.reset(r);
         base_.release(w, r);
         return true;
     }
@@ -117,9 +114,9 @@ public:
     bool ack_pred(std::size_t w, unsigned p, std::size_t member) {
         WARPKIT_EXPECTS(w < warps_.size() && p < 64);
         warp_acks& a = warps_[w];
-        WARPKIT_EXPECTS(((a.memory_preds >> p) & 1U) != 0);
+        WARPKIT_EXPECTS(a.memory_preds.test(p));
         if (!set_ack(a.pred_acks[p], member)) return false;
-        a.memory_preds &= ~(std::uint64_t{1} << p);
+        a.memory_preds.reset(p);
         base_.release_pred(w, p);
         return true;
     }
@@ -127,13 +124,13 @@ public:
     /// (a memory entry clears only through acks; releasing one is a contract_error).
     void release(std::size_t w, unsigned r) {
         WARPKIT_EXPECTS(w < warps_.size() && r < 64);
-        WARPKIT_EXPECTS(((warps_[w].memory_regs >> r) & 1U) == 0);
+        WARPKIT_EXPECTS(!warps_[w].memory_regs.test(r));
         base_.release(w, r);
     }
     /// Like release, for predicate `p`.
     void release_pred(std::size_t w, unsigned p) {
         WARPKIT_EXPECTS(w < warps_.size() && p < 64);
-        WARPKIT_EXPECTS(((warps_[w].memory_preds >> p) & 1U) == 0);
+        WARPKIT_EXPECTS(!warps_[w].memory_preds.test(p));
         base_.release_pred(w, p);
     }
 
@@ -142,12 +139,12 @@ public:
     [[nodiscard]] std::uint8_t acks(std::size_t w, unsigned r) const {
         WARPKIT_EXPECTS(w < warps_.size() && r < 64);
         const warp_acks& a = warps_[w];
-        return ((a.memory_regs >> r) & 1U) != 0 ? a.reg_acks[r] : std::uint8_t{0};
+        return a.memory_regs.test(r) ? a.reg_acks[r] : std::uint8_t{0};
     }
     /// True when register `r` of warp `w` is a memory entry waiting for acks.
     [[nodiscard]] bool awaiting_acks(std::size_t w, unsigned r) const {
         WARPKIT_EXPECTS(w < warps_.size() && r < 64);
-        return ((warps_[w].memory_regs >> r) & 1U) != 0;
+        return warps_[w].memory_regs.test(r);
     }
     [[nodiscard]] bool pending(std::size_t w, unsigned r) const { return base_.pending(w, r); }
     [[nodiscard]] bool pending_pred(std::size_t w, unsigned p) const {
@@ -179,8 +176,8 @@ public:
 
 private:
     struct warp_acks {
-        std::uint64_t memory_regs = 0;
-        std::uint64_t memory_preds = 0;
+        operands::register_set memory_regs{};
+        operands::predicate_set memory_preds{};
         std::array<std::uint8_t, 64> reg_acks{};
         std::array<std::uint8_t, 64> pred_acks{};
     };

@@ -73,6 +73,8 @@ public:
     using inner_type = Inner;
     using params_type = gates_priority_params<typename Inner::params_type>;
     using stats_type = gates_priority_stats;
+    /// Warp ids are below this (the inner policy's count).
+    static constexpr std::size_t max_warps = max_warps_of<Inner>();
 
     /// Short name for reports.
     static constexpr std::string_view kind = "gates_priority";

@@ -26,10 +26,16 @@ struct gto_stats {
     WARPKIT_FIELDS(gto_stats, greedy_issues, switches, issue)
 };
 
-/// Greedy then oldest: keep the last issued warp while it is issuable, else oldest first.
-class gto : public detail::parameterless_scheduler<gto_stats> {
+/// Greedy then oldest: keep the last issued warp while it is issuable, else oldest first,
+/// over warp ids below `MaxWarps`.
+template <std::size_t MaxWarps>
+class basic_gto : public detail::parameterless_scheduler<gto_stats> {
+    using base = detail::parameterless_scheduler<gto_stats>;
+
 public:
-    using parameterless_scheduler::parameterless_scheduler;
+    using base::base;
+    /// Warp ids are below this.
+    static constexpr std::size_t max_warps = MaxWarps;
 
     /// Short name for reports.
     static constexpr std::string_view kind = "gto";
@@ -40,41 +46,40 @@ public:
         WARPKIT_EXPECTS(views.size() <= max_warps);
         width_ = width;
         issue_list out;
-        std::uint64_t taken = 0;
-        std::uint64_t seen = 0;
+        warp_set<MaxWarps> taken;
+        warp_set<MaxWarps> seen;
         for (const auto& v : views) {
-            WARPKIT_EXPECTS(v.id < max_warps);
-            WARPKIT_EXPECTS((seen & detail::warp_bit(v.id)) == 0);
-            seen |= detail::warp_bit(v.id);
+            WARPKIT_EXPECTS(!seen.test(v.id)); // also refuses ids >= max_warps, through set()
+            seen.set(v.id);
             if (has_greedy_ && v.id == greedy_ && issuable(v) && width > 0) {
                 out.push(v.id, v.unit);
-                taken |= detail::warp_bit(v.id);
+                taken.set(v.id);
             }
         }
         // Width is tiny (<= max_issue_width): one pass per slot beats sorting the views.
         while (out.size() < width) {
             const warp_view* best = nullptr;
             for (const auto& v : views) {
-                if (!issuable(v) || (taken & detail::warp_bit(v.id)) != 0) continue;
+                if (!issuable(v) || taken.test(v.id)) continue;
                 if (best == nullptr || v.age < best->age || (v.age == best->age && v.id < best->id))
                     best = &v;
             }
             if (best == nullptr) break;
             out.push(best->id, best->unit);
-            taken |= detail::warp_bit(best->id);
+            taken.set(best->id);
         }
         return out;
     }
 
     /// The warp of the first issued slot becomes (or stays) the greedy warp.
     void notify_issued(const issue_list& done) noexcept {
-        stats_.issue.record(width_, done);
+        base::stats_.issue.record(width_, done);
         if (done.empty()) return;
         const warp_id first = done.begin()->warp;
         if (has_greedy_ && first == greedy_)
-            ++stats_.greedy_issues;
+            ++base::stats_.greedy_issues;
         else
-            ++stats_.switches;
+            ++base::stats_.switches;
         greedy_ = first;
         has_greedy_ = true;
     }
@@ -88,5 +93,8 @@ private:
     bool has_greedy_ = false;
     std::size_t width_ = 0;
 };
+
+/// Greedy then oldest over 64 warps.
+using gto = basic_gto<max_warps>;
 
 } // namespace warpkit::issue

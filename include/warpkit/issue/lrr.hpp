@@ -18,10 +18,16 @@
 
 namespace warpkit::issue {
 
-/// Loose round robin: issuable warps in id order starting after the last issued warp.
-class lrr : public detail::parameterless_scheduler<scheduler_stats> {
+/// Loose round robin: issuable warps in id order starting after the last issued warp, over
+/// warp ids below `MaxWarps`.
+template <std::size_t MaxWarps>
+class basic_lrr : public detail::parameterless_scheduler<scheduler_stats> {
+    using base = detail::parameterless_scheduler<scheduler_stats>;
+
 public:
-    using parameterless_scheduler::parameterless_scheduler;
+    using base::base;
+    /// Warp ids are below this.
+    static constexpr std::size_t max_warps = MaxWarps;
 
     /// Short name for reports.
     static constexpr std::string_view kind = "lrr";
@@ -30,23 +36,20 @@ public:
     [[nodiscard]] issue_list select(std::span<const warp_view> views, std::size_t width) {
         WARPKIT_EXPECTS(width <= max_issue_width);
         last_width_ = width;
-        std::array<std::uint8_t, max_warps> pos{};
-        const std::uint64_t ready = detail::issuable_set(views, pos);
-        const std::size_t start = (last_ + 1) % max_warps;
-        std::uint64_t order = detail::rotate_to(ready, start);
+        detail::view_positions<MaxWarps> pos{};
+        const auto ready = detail::issuable_set<MaxWarps>(views, pos);
         issue_list out;
-        while (order != 0 && out.size() < width) {
-            const auto k = static_cast<std::size_t>(std::countr_zero(order));
-            order &= order - 1;
-            const std::size_t w = (start + k) % max_warps;
+        if (width == 0) return out;
+        detail::visit_from<MaxWarps>(ready, last_ + 1, [&](std::size_t w) {
             out.push(static_cast<warp_id>(w), views[pos[w]].unit);
-        }
+            return out.size() >= width;
+        });
         return out;
     }
 
     /// The warp issued in the last slot becomes the rotation point.
     void notify_issued(const issue_list& done) noexcept {
-        stats_.record(last_width_, done);
+        base::stats_.record(last_width_, done);
         if (!done.empty()) last_ = (done.end() - 1)->warp;
     }
 
@@ -57,5 +60,8 @@ private:
     warp_id last_ = max_warps - 1; // so that the first search starts at warp 0
     std::size_t last_width_ = 0;
 };
+
+/// Loose round robin over 64 warps.
+using lrr = basic_lrr<max_warps>;
 
 } // namespace warpkit::issue

@@ -30,10 +30,16 @@ struct rr_stats {
     WARPKIT_FIELDS(rr_stats, lost_turns, issue)
 };
 
-/// Strict round robin: the `width` warps whose turn it is issue if they can.
-class rr : public detail::parameterless_scheduler<rr_stats> {
+/// Strict round robin: the `width` warps whose turn it is issue if they can, over warp ids
+/// below `MaxWarps`.
+template <std::size_t MaxWarps>
+class basic_rr : public detail::parameterless_scheduler<rr_stats> {
+    using base = detail::parameterless_scheduler<rr_stats>;
+
 public:
-    using parameterless_scheduler::parameterless_scheduler;
+    using base::base;
+    /// Warp ids are below this.
+    static constexpr std::size_t max_warps = MaxWarps;
 
     /// Short name for reports.
     static constexpr std::string_view kind = "rr";
@@ -41,28 +47,26 @@ public:
     /// The issuable warps among the next `width` unfinished warps in turn order.
     [[nodiscard]] issue_list select(std::span<const warp_view> views, std::size_t width) {
         WARPKIT_EXPECTS(width <= max_issue_width);
-        std::array<std::uint8_t, max_warps> pos{};
-        (void)detail::index_views(views, pos);
-        std::uint64_t alive = 0;
+        detail::view_positions<MaxWarps> pos{};
+        (void)detail::index_views<MaxWarps>(views, pos);
+        warp_set<MaxWarps> alive;
         for (const auto& v : views)
-            if (!v.finished) alive |= detail::warp_bit(v.id);
-        std::uint64_t order = detail::rotate_to(alive, turn_);
+            if (!v.finished) alive.set(v.id);
         issue_list out;
         std::size_t visited = 0;
         std::size_t next = turn_;
         lost_ = 0;
-        while (order != 0 && visited < width) {
-            const auto k = static_cast<std::size_t>(std::countr_zero(order));
-            order &= order - 1;
-            const std::size_t w = (turn_ + k) % max_warps;
-            ++visited;
-            next = (w + 1) % max_warps;
-            const warp_view& v = views[pos[w]];
-            if (issuable(v))
-                out.push(static_cast<warp_id>(w), v.unit);
-            else
-                ++lost_;
-        }
+        if (width > 0)
+            detail::visit_from<MaxWarps>(alive, turn_, [&](std::size_t w) {
+                ++visited;
+                next = (w + 1) % max_warps;
+                const warp_view& v = views[pos[w]];
+                if (issuable(v))
+                    out.push(static_cast<warp_id>(w), v.unit);
+                else
+                    ++lost_;
+                return visited >= width;
+            });
         next_turn_ = next;
         width_ = width;
         return out;
@@ -70,8 +74,8 @@ public:
 
     /// Passes the turn to the warp after the last one visited by the last select.
     void notify_issued(const issue_list& done) noexcept {
-        stats_.issue.record(width_, done);
-        stats_.lost_turns += lost_;
+        base::stats_.issue.record(width_, done);
+        base::stats_.lost_turns += lost_;
         lost_ = 0;
         turn_ = next_turn_;
     }
@@ -85,5 +89,8 @@ private:
     std::size_t width_ = 0;
     std::uint64_t lost_ = 0;
 };
+
+/// Strict round robin over 64 warps.
+using rr = basic_rr<max_warps>;
 
 } // namespace warpkit::issue

@@ -53,6 +53,8 @@ public:
     using scheduler_type = S;
     using params_type = scheduler_bank_params<typename S::params_type>;
     using stats_type = scheduler_bank_stats<typename S::stats_type>;
+    /// Warps each scheduler of the bank tracks.
+    static constexpr std::size_t warps_per_scheduler = max_warps_of<S>();
 
     /// Short name for reports.
     static constexpr std::string_view kind = "bank";
@@ -91,7 +93,7 @@ public:
         for (const auto& v : views) {
             WARPKIT_EXPECTS(v.id < owner_.size());
             const std::size_t k = owner_[v.id];
-            WARPKIT_EXPECTS(count_[k] < max_warps);
+            WARPKIT_EXPECTS(count_[k] < warps_per_scheduler);
             warp_view& l = local_[k][count_[k]++];
             l = v;
             l.id = local_id_[v.id];
@@ -174,8 +176,8 @@ private:
     // Owner and local id of every warp id, so that splitting the views divides nothing.
     void init() {
         const std::size_t n = schedulers_.size();
-        owner_.resize(max_warps * n);
-        local_id_.resize(max_warps * n);
+        owner_.resize(warps_per_scheduler * n);
+        local_id_.resize(warps_per_scheduler * n);
         for (std::size_t w = 0; w < owner_.size(); ++w) {
             owner_[w] = static_cast<std::uint8_t>(w % n);
             local_id_[w] = static_cast<warp_id>(w / n);
@@ -189,7 +191,7 @@ private:
     std::size_t extra_ = 0; // scheduler that gets the first extra slot this cycle
     std::vector<std::uint8_t> owner_;
     std::vector<warp_id> local_id_;
-    std::vector<std::array<warp_view, max_warps>> local_;
+    std::vector<std::array<warp_view, warps_per_scheduler>> local_;
     std::vector<std::size_t> count_;
 };
 

@@ -6,10 +6,12 @@
 /// long-latency (memory) instructions are flagged, so an SM can tell a two-level scheduler
 /// that a warp waits on a long-latency event.
 
+#include <warpkit/core/bit_set.hpp>
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/reflect.hpp>
 #include <warpkit/core/stats.hpp>
+#include <warpkit/issue/fwd.hpp>
 
 #include <bit>
 #include <cstddef>
@@ -18,44 +20,60 @@
 
 namespace warpkit::issue {
 
-/// The registers and predicates one instruction reads and writes, as bit sets (at most 64
-/// of each). Built fluently: `operands{}.read(1).read(2).write(3).guard(0)`.
-struct operands {
-    std::uint64_t srcs = 0;      ///< general registers read
-    std::uint64_t dsts = 0;      ///< general registers written
-    std::uint64_t pred_srcs = 0; ///< predicates read (the guard predicate included)
-    std::uint64_t pred_dsts = 0; ///< predicates written (set-predicate instructions)
+/// The registers and predicates one instruction reads and writes, as bit sets of
+/// `Registers` and `Predicates` members. Built fluently: `operands{}.read(1).read(2).write(3)
+/// .guard(0)`.
+template <std::size_t Registers, std::size_t Predicates>
+struct basic_operands {
+    static constexpr std::size_t registers = Registers;
+    static constexpr std::size_t predicates = Predicates;
+    using register_set = bit_set<Registers>;
+    using predicate_set = bit_set<Predicates>;
 
-    /// Adds source register `r` (< 64).
-    [[nodiscard]] constexpr operands read(unsigned r) const {
-        WARPKIT_EXPECTS(r < 64);
-        operands o = *this;
-        o.srcs |= std::uint64_t{1} << r;
+    register_set srcs{};       ///< general registers read
+    register_set dsts{};       ///< general registers written
+    predicate_set pred_srcs{}; ///< predicates read (the guard predicate included)
+    predicate_set pred_dsts{}; ///< predicates written (set-predicate instructions)
+
+    /// Adds source register `r` (< Registers).
+    [[nodiscard]] constexpr basic_operands read(unsigned r) const {
+        basic_operands o = *this;
+        o.srcs.set(r);
         return o;
     }
-    /// Adds destination register `r` (< 64).
-    [[nodiscard]] constexpr operands write(unsigned r) const {
-        WARPKIT_EXPECTS(r < 64);
-        operands o = *this;
-        o.dsts |= std::uint64_t{1} << r;
+    /// Adds destination register `r` (< Registers).
+    [[nodiscard]] constexpr basic_operands write(unsigned r) const {
+        basic_operands o = *this;
+        o.dsts.set(r);
         return o;
     }
-    /// Adds predicate `p` (< 64) as the guard or another predicate source.
-    [[nodiscard]] constexpr operands guard(unsigned p) const {
-        WARPKIT_EXPECTS(p < 64);
-        operands o = *this;
-        o.pred_srcs |= std::uint64_t{1} << p;
+    /// Adds predicate `p` (< Predicates) as the guard or another predicate source.
+    [[nodiscard]] constexpr basic_operands guard(unsigned p) const {
+        basic_operands o = *this;
+        o.pred_srcs.set(p);
         return o;
     }
-    /// Adds predicate `p` (< 64) as a destination.
-    [[nodiscard]] constexpr operands write_pred(unsigned p) const {
-        WARPKIT_EXPECTS(p < 64);
-        operands o = *this;
-        o.pred_dsts |= std::uint64_t{1} << p;
+    /// Adds predicate `p` (< Predicates) as a destination.
+    [[nodiscard]] constexpr basic_operands write_pred(unsigned p) const {
+        basic_operands o = *this;
+        o.pred_dsts.set(p);
         return o;
     }
-    friend constexpr bool operator==(const operands&, const operands&) noexcept = default;
+    /// True when the instruction writes anything.
+    [[nodiscard]] constexpr bool writes_any() const noexcept {
+        return dsts.any() || pred_dsts.any();
+    }
+    /// Registers and predicates written.
+    [[nodiscard]] constexpr std::size_t write_count() const noexcept {
+        return dsts.count() + pred_dsts.count();
+    }
+    friend constexpr bool operator==(const basic_operands&,
+                                     const basic_operands&) noexcept = default;
 };
+
+/// The operands of a 64-register, 64-predicate scoreboard (Fermi's 63 registers and 7
+/// predicates fit).
+using operands = basic_operands<64, 64>;
 
 /// Why an instruction cannot issue yet.
 struct hazard {
@@ -72,16 +90,20 @@ struct hazard {
 struct scoreboard_params {
     /// Warps tracked (GTX480: 48 per SM, paper 003 Section 2.1).
     std::uint32_t warps = 48;
-    /// General registers per thread (Fermi: at most 63).
+    /// General registers per thread (Fermi: at most 63). At most the scoreboard's width
+    /// (its `Registers` parameter: 64 for `scoreboard`).
     std::uint32_t registers = 63;
-    /// Predicate registers per thread (Fermi: P0..P6).
+    /// Predicate registers per thread (Fermi: P0..P6). At most the `Predicates` width.
     std::uint32_t predicates = 7;
 
+    /// Checks the ranges every width allows; the scoreboard checks its own width on top.
     void validate() const {
         check_range("warps", warps, std::uint32_t{1}, std::uint32_t{4096});
-        check_range("registers", registers, std::uint32_t{1}, std::uint32_t{64});
-        check_range("predicates", predicates, std::uint32_t{0}, std::uint32_t{64});
+        check_range("registers", registers, std::uint32_t{1}, max_width);
+        check_range("predicates", predicates, std::uint32_t{0}, max_width);
     }
+    /// Widest scoreboard the params describe (registers and predicates).
+    static constexpr std::uint32_t max_width = 4096;
     WARPKIT_FIELDS(scoreboard_params, warps, registers, predicates)
 };
 
@@ -101,31 +123,43 @@ struct scoreboard_stats {
 
 namespace warpkit::issue {
 
-/// Per-warp pending-write tracking for RAW and WAW hazards on registers and predicates.
-class scoreboard {
+/// Per-warp pending-write tracking for RAW and WAW hazards on registers and predicates: a
+/// set of `Registers` register bits and one of `Predicates` predicate bits per warp (the
+/// widths are template parameters so that a 255-register ISA is tracked without folding,
+/// while the 64-wide `scoreboard` stays one word per set).
+template <std::size_t Registers, std::size_t Predicates>
+class basic_scoreboard {
 public:
     using params_type = scoreboard_params;
     using stats_type = scoreboard_stats;
+    using operands_type = basic_operands<Registers, Predicates>;
+    static constexpr std::size_t register_width = Registers;
+    static constexpr std::size_t predicate_width = Predicates;
 
-    scoreboard() : scoreboard(params_type{}) {}
-    /// Throws config_error when `p` is out of range.
-    explicit scoreboard(const params_type& p) : params_(checked(p)), warps_(p.warps) {}
+    basic_scoreboard() : basic_scoreboard(params_type{}) {}
+    /// Throws config_error when `p` is out of range (registers and predicates at most the
+    /// widths).
+    explicit basic_scoreboard(const params_type& p)
+        : params_(checked(p)), warps_(p.warps),
+          reg_mask_(operands_type::register_set::below(p.registers)),
+          pred_mask_(operands_type::predicate_set::below(p.predicates)) {}
 
     /// The hazards `ops` of warp `w` would meet now (does not count).
-    [[nodiscard]] hazard peek(std::size_t w, const operands& ops) const {
+    [[nodiscard]] hazard peek(std::size_t w, const operands_type& ops) const {
         const warp_state& s = at(w);
         hazard h;
-        const std::uint64_t raw_r = ops.srcs & s.pending;
-        const std::uint64_t raw_p = ops.pred_srcs & s.pending_preds;
-        const std::uint64_t waw_r = ops.dsts & s.pending;
-        const std::uint64_t waw_p = ops.pred_dsts & s.pending_preds;
-        h.raw = (raw_r | raw_p) != 0;
-        h.waw = (waw_r | waw_p) != 0;
-        h.long_latency = (((raw_r | waw_r) & s.long_regs) | ((raw_p | waw_p) & s.long_preds)) != 0;
+        const auto raw_r = ops.srcs & s.pending;
+        const auto raw_p = ops.pred_srcs & s.pending_preds;
+        const auto waw_r = ops.dsts & s.pending;
+        const auto waw_p = ops.pred_dsts & s.pending_preds;
+        h.raw = raw_r.any() || raw_p.any();
+        h.waw = waw_r.any() || waw_p.any();
+        h.long_latency =
+            (raw_r | waw_r).intersects(s.long_regs) || (raw_p | waw_p).intersects(s.long_preds);
         return h;
     }
     /// Like peek, and counts the check and its outcome.
-    [[nodiscard]] hazard check(std::size_t w, const operands& ops) {
+    [[nodiscard]] hazard check(std::size_t w, const operands_type& ops) {
         const hazard h = peek(w, ops);
         ++stats_.checks;
         stats_.raw_hazards += h.raw ? 1 : 0;
@@ -133,26 +167,26 @@ public:
         return h;
     }
     /// True when `ops` of warp `w` can issue now.
-    [[nodiscard]] bool can_issue(std::size_t w, const operands& ops) const {
+    [[nodiscard]] bool can_issue(std::size_t w, const operands_type& ops) const {
         return !peek(w, ops).any();
     }
     /// True when `ops` of warp `w` is blocked by a long-latency write in flight: the warp
     /// waits on a long-latency event (two-level scheduling demotes it).
-    [[nodiscard]] bool waits_on_long_latency(std::size_t w, const operands& ops) const {
+    [[nodiscard]] bool waits_on_long_latency(std::size_t w, const operands_type& ops) const {
         return peek(w, ops).long_latency;
     }
 
     /// Reserves the destinations of `ops` at issue; `long_latency` flags memory results.
     /// The instruction must be free of hazards (a WAW reserve is a contract_error).
-    void reserve(std::size_t w, const operands& ops, bool long_latency = false) {
+    void reserve(std::size_t w, const operands_type& ops, bool long_latency = false) {
         warp_state& s = at(w);
-        WARPKIT_EXPECTS((ops.dsts & ~reg_mask()) == 0);
-        WARPKIT_EXPECTS((ops.pred_dsts & ~pred_mask()) == 0);
-        WARPKIT_EXPECTS((ops.dsts & s.pending) == 0 && (ops.pred_dsts & s.pending_preds) == 0);
+        WARPKIT_EXPECTS(ops.dsts.subset_of(reg_mask_));
+        WARPKIT_EXPECTS(ops.pred_dsts.subset_of(pred_mask_));
+        WARPKIT_EXPECTS(!ops.dsts.intersects(s.pending) &&
+                        !ops.pred_dsts.intersects(s.pending_preds));
         s.pending |= ops.dsts;
         s.pending_preds |= ops.pred_dsts;
-        const auto n =
-            static_cast<std::uint64_t>(std::popcount(ops.dsts) + std::popcount(ops.pred_dsts));
+        const auto n = static_cast<std::uint64_t>(ops.write_count());
         stats_.reservations += n;
         if (long_latency) {
             s.long_regs |= ops.dsts;
@@ -164,52 +198,46 @@ public:
     void release(std::size_t w, unsigned r) {
         warp_state& s = at(w);
         WARPKIT_EXPECTS(r < params_.registers);
-        const std::uint64_t b = std::uint64_t{1} << r;
-        WARPKIT_EXPECTS((s.pending & b) != 0);
-        s.pending &= ~b;
-        s.long_regs &= ~b;
+        WARPKIT_EXPECTS(s.pending.test(r));
+        s.pending.reset(r);
+        s.long_regs.reset(r);
         ++stats_.releases;
     }
     /// Releases predicate `p` of warp `w` (it must be pending).
     void release_pred(std::size_t w, unsigned p) {
         warp_state& s = at(w);
         WARPKIT_EXPECTS(p < params_.predicates);
-        const std::uint64_t b = std::uint64_t{1} << p;
-        WARPKIT_EXPECTS((s.pending_preds & b) != 0);
-        s.pending_preds &= ~b;
-        s.long_preds &= ~b;
+        WARPKIT_EXPECTS(s.pending_preds.test(p));
+        s.pending_preds.reset(p);
+        s.long_preds.reset(p);
         ++stats_.releases;
     }
     /// Releases every destination of `ops` (the writeback of one instruction).
-    void release(std::size_t w, const operands& ops) {
-        for (std::uint64_t d = ops.dsts; d != 0; d &= d - 1)
-            release(w, static_cast<unsigned>(std::countr_zero(d)));
-        for (std::uint64_t d = ops.pred_dsts; d != 0; d &= d - 1)
-            release_pred(w, static_cast<unsigned>(std::countr_zero(d)));
+    void release(std::size_t w, const operands_type& ops) {
+        ops.dsts.for_each([&](std::size_t r) { release(w, static_cast<unsigned>(r)); });
+        ops.pred_dsts.for_each([&](std::size_t p) { release_pred(w, static_cast<unsigned>(p)); });
     }
 
     /// True when register `r` of warp `w` has a write in flight.
-    [[nodiscard]] bool pending(std::size_t w, unsigned r) const {
-        return r < 64 && ((at(w).pending >> r) & 1U) != 0;
-    }
+    [[nodiscard]] bool pending(std::size_t w, unsigned r) const { return at(w).pending.test(r); }
     /// True when predicate `p` of warp `w` has a write in flight.
     [[nodiscard]] bool pending_pred(std::size_t w, unsigned p) const {
-        return p < 64 && ((at(w).pending_preds >> p) & 1U) != 0;
+        return at(w).pending_preds.test(p);
     }
     /// Writes in flight for warp `w` (registers and predicates).
     [[nodiscard]] std::size_t pending_count(std::size_t w) const {
         const warp_state& s = at(w);
-        return static_cast<std::size_t>(std::popcount(s.pending) + std::popcount(s.pending_preds));
+        return s.pending.count() + s.pending_preds.count();
     }
     /// True when warp `w` has a long-latency write in flight.
     [[nodiscard]] bool has_long_latency(std::size_t w) const {
         const warp_state& s = at(w);
-        return (s.long_regs | s.long_preds) != 0;
+        return s.long_regs.any() || s.long_preds.any();
     }
     /// True when no warp has a write in flight.
     [[nodiscard]] bool empty() const noexcept {
         for (const auto& s : warps_)
-            if ((s.pending | s.pending_preds) != 0) return false;
+            if (s.pending.any() || s.pending_preds.any()) return false;
         return true;
     }
     /// Forgets warp `w`'s pending writes (a new warp takes the slot).
@@ -222,23 +250,20 @@ public:
 
 private:
     struct warp_state {
-        std::uint64_t pending = 0;
-        std::uint64_t pending_preds = 0;
-        std::uint64_t long_regs = 0;
-        std::uint64_t long_preds = 0;
+        typename operands_type::register_set pending{};
+        typename operands_type::predicate_set pending_preds{};
+        typename operands_type::register_set long_regs{};
+        typename operands_type::predicate_set long_preds{};
     };
 
     static const params_type& checked(const params_type& p) {
+        // The widths first: their messages name the ranges that apply to this scoreboard.
+        check_range("registers", p.registers, std::uint32_t{1},
+                    static_cast<std::uint32_t>(Registers));
+        check_range("predicates", p.predicates, std::uint32_t{0},
+                    static_cast<std::uint32_t>(Predicates));
         warpkit::validate(p);
         return p;
-    }
-    [[nodiscard]] std::uint64_t reg_mask() const noexcept {
-        return params_.registers >= 64 ? ~std::uint64_t{0}
-                                       : (std::uint64_t{1} << params_.registers) - 1;
-    }
-    [[nodiscard]] std::uint64_t pred_mask() const noexcept {
-        return params_.predicates >= 64 ? ~std::uint64_t{0}
-                                        : (std::uint64_t{1} << params_.predicates) - 1;
     }
     [[nodiscard]] warp_state& at(std::size_t w) {
         WARPKIT_EXPECTS(w < warps_.size());
@@ -252,6 +277,11 @@ private:
     params_type params_;
     stats_type stats_{};
     std::vector<warp_state> warps_;
+    typename operands_type::register_set reg_mask_;   // registers below params().registers
+    typename operands_type::predicate_set pred_mask_; // predicates below params().predicates
 };
+
+/// The scoreboard of 64 registers and 64 predicates per warp (one word per set).
+using scoreboard = basic_scoreboard<64, 64>;
 
 } // namespace warpkit::issue

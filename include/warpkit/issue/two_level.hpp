@@ -26,8 +26,9 @@
 
 namespace warpkit::issue {
 
-/// Params of two_level: the active-set size and the inner policy's params.
-template <class InnerParams>
+/// Params of two_level: the active-set size (at most `MaxWarps`, the warps the inner policy
+/// tracks) and the inner policy's params.
+template <class InnerParams, std::size_t MaxWarps>
 struct two_level_params {
     /// Most warps in the active set. Paper 003 Section 6: at most 32 active warps are present
     /// in the active warp set of the Fermi baseline (hence its 5-bit ready counters).
@@ -37,7 +38,7 @@ struct two_level_params {
 
     void validate() const {
         check_range("active_warps", active_warps, std::uint32_t{1},
-                    static_cast<std::uint32_t>(max_warps));
+                    static_cast<std::uint32_t>(MaxWarps));
     }
     WARPKIT_FIELDS(two_level_params, active_warps, inner)
 };
@@ -57,7 +58,9 @@ requires warp_scheduler<Inner>
 class two_level {
 public:
     using inner_type = Inner;
-    using params_type = two_level_params<typename Inner::params_type>;
+    /// Warp ids are below this (the inner policy's count).
+    static constexpr std::size_t max_warps = max_warps_of<Inner>();
+    using params_type = two_level_params<typename Inner::params_type, max_warps>;
     using stats_type = two_level_stats<typename Inner::stats_type>;
 
     /// Short name for reports.
@@ -74,7 +77,7 @@ public:
         update_sets(views);
         std::size_t n = 0;
         for (const auto& v : views)
-            if ((active_ & detail::warp_bit(v.id)) != 0) active_views_[n++] = v;
+            if (active_.test(v.id)) active_views_[n++] = v;
         return inner_.select(std::span<const warp_view>(active_views_.data(), n), width);
     }
 
@@ -82,18 +85,14 @@ public:
     void notify_issued(const issue_list& done) { inner_.notify_issued(done); }
 
     /// The active set, one bit per warp id.
-    [[nodiscard]] std::uint64_t active_set() const noexcept { return active_; }
+    [[nodiscard]] const warp_set<max_warps>& active_set() const noexcept { return active_; }
     [[nodiscard]] std::size_t active_count() const noexcept { return active_count_; }
-    [[nodiscard]] bool is_active(warp_id w) const noexcept {
-        return w < max_warps && (active_ & detail::warp_bit(w)) != 0;
-    }
+    [[nodiscard]] bool is_active(warp_id w) const noexcept { return active_.test(w); }
     /// The pending warps, head (next to be considered for promotion) first.
     [[nodiscard]] std::span<const warp_id> pending() const noexcept {
         return {pending_.data(), pending_size_};
     }
-    [[nodiscard]] bool is_pending(warp_id w) const noexcept {
-        return w < max_warps && (pending_set_ & detail::warp_bit(w)) != 0;
-    }
+    [[nodiscard]] bool is_pending(warp_id w) const noexcept { return pending_set_.test(w); }
 
     /// The inner policy (GATES reads its priority state through this).
     [[nodiscard]] Inner& inner() noexcept { return inner_; }
@@ -119,30 +118,29 @@ private:
 
     void push_pending(std::size_t w) noexcept {
         pending_[pending_size_++] = static_cast<warp_id>(w);
-        pending_set_ |= detail::warp_bit(w);
+        pending_set_.set(w);
     }
 
     // Idempotent for a given view: a second call finds nothing to drop, admit, demote or promote.
     void update_sets(std::span<const warp_view> views) {
         WARPKIT_EXPECTS(views.size() <= max_warps);
-        std::array<std::uint8_t, max_warps> pos{};
-        std::uint64_t seen = 0;
-        std::uint64_t alive = 0;
+        detail::view_positions<max_warps> pos{};
+        warp_set<max_warps> seen;
+        warp_set<max_warps> alive;
         // One pass: new warps queue up as pending in the order they are offered; active warps
         // that started waiting go to the tail of the pending FIFO.
         for (std::size_t i = 0; i < views.size(); ++i) {
             const warp_view& v = views[i];
-            WARPKIT_EXPECTS(v.id < max_warps);
-            const std::uint64_t b = detail::warp_bit(v.id);
-            WARPKIT_EXPECTS((seen & b) == 0);
-            seen |= b;
-            pos[v.id] = static_cast<std::uint8_t>(i);
+            WARPKIT_EXPECTS(!seen.test(v.id)); // also refuses ids >= max_warps, through set()
+            seen.set(v.id);
+            pos[v.id] = static_cast<typename decltype(pos)::value_type>(i);
             if (v.finished) continue;
-            alive |= b;
-            if (((active_ | pending_set_) & b) == 0) {
+            alive.set(v.id);
+            const bool active = active_.test(v.id);
+            if (!active && !pending_set_.test(v.id)) {
                 push_pending(v.id);
-            } else if ((active_ & b) != 0 && waiting(v)) {
-                active_ &= ~b;
+            } else if (active && waiting(v)) {
+                active_.reset(v.id);
                 --active_count_;
                 push_pending(v.id);
                 ++stats_.demotions;
@@ -150,14 +148,14 @@ private:
         }
 
         // Finished warps and warps no longer offered leave both sets.
-        if ((active_ & ~alive) != 0) {
+        if (!active_.subset_of(alive)) {
             active_ &= alive;
-            active_count_ = static_cast<std::size_t>(std::popcount(active_));
+            active_count_ = active_.count();
         }
-        if ((pending_set_ & ~alive) != 0) {
+        if (!pending_set_.subset_of(alive)) {
             std::size_t keep = 0;
             for (std::size_t i = 0; i < pending_size_; ++i)
-                if ((alive & detail::warp_bit(pending_[i])) != 0) pending_[keep++] = pending_[i];
+                if (alive.test(pending_[i])) pending_[keep++] = pending_[i];
             pending_size_ = keep;
             pending_set_ &= alive;
         }
@@ -172,9 +170,9 @@ private:
             const warp_id w = pending_[i];
             if (room > 0 && !waiting(views[pos[w]])) {
                 --room;
-                active_ |= detail::warp_bit(w);
+                active_.set(w);
                 ++active_count_;
-                pending_set_ &= ~detail::warp_bit(w);
+                pending_set_.reset(w);
                 ++stats_.promotions;
             } else {
                 pending_[keep++] = w;
@@ -190,9 +188,9 @@ private:
     params_type params_;
     Inner inner_;
     stats_type stats_{}; // its `inner` stays empty: stats() fills it from inner_
-    std::uint64_t active_ = 0;
+    warp_set<max_warps> active_;
     std::size_t active_count_ = 0;
-    std::uint64_t pending_set_ = 0;
+    warp_set<max_warps> pending_set_;
     std::array<warp_id, max_warps> pending_{};
     std::size_t pending_size_ = 0;
     std::array<warp_view, max_warps> active_views_{};

@@ -4,6 +4,7 @@
 /// class of the next instruction, age, long-latency and barrier flags), plus `unit_set`, a
 /// set of unit classes (used for the "blocked by power gating" input of GATES).
 
+#include <warpkit/core/bit_set.hpp>
 #include <warpkit/core/error.hpp>
 #include <warpkit/isa/unit_class.hpp>
 
@@ -13,13 +14,16 @@
 #include <cstdint>
 #include <initializer_list>
 #include <span>
+#include <type_traits>
 
 namespace warpkit::issue {
 
 /// Identifies a warp within one scheduler's (or one SM's) warps.
 using warp_id = std::uint16_t;
 
-/// Warps one scheduler can track: ids are below this (sets of warps are one machine word).
+/// Warps one scheduler tracks by default: ids are below this (a set of warps is one machine
+/// word). A scheduler may track more: gto, lrr and rr take the count as a template parameter
+/// (basic_gto<128>, ...), and two_level and GATES take it from their inner policy.
 inline constexpr std::size_t max_warps = 64;
 
 /// Largest issue width a scheduler can be asked for in one cycle.
@@ -80,42 +84,58 @@ private:
     std::uint8_t bits_ = 0;
 };
 
-namespace detail {
+/// A set of warp ids below `MaxWarps` (one 64-bit word for the default 64).
+template <std::size_t MaxWarps>
+using warp_set = bit_set<MaxWarps>;
 
-/// Bit of warp `w` in a 64-warp set.
-[[nodiscard]] constexpr std::uint64_t warp_bit(std::size_t w) noexcept {
-    return std::uint64_t{1} << w;
+/// Warps a scheduler `S` tracks: `S::max_warps` where it says, else the default 64.
+template <class S>
+consteval std::size_t max_warps_of() {
+    if constexpr (requires { S::max_warps; })
+        return S::max_warps;
+    else
+        return max_warps;
 }
 
+namespace detail {
+
+/// Position of each warp id in a span of views (a byte while ids fit one).
+template <std::size_t MaxWarps>
+using view_positions =
+    std::array<std::conditional_t<(MaxWarps <= 256), std::uint8_t, std::uint16_t>, MaxWarps>;
+
 /// Maps warp ids to their positions in `views` and returns the set of ids present. Throws
-/// contract_error on an id >= max_warps or a duplicate id (a caller error).
-inline std::uint64_t index_views(std::span<const warp_view> views,
-                                 std::array<std::uint8_t, max_warps>& pos) {
-    WARPKIT_EXPECTS(views.size() <= max_warps);
-    std::uint64_t present = 0;
+/// contract_error on an id >= MaxWarps or a duplicate id (a caller error).
+template <std::size_t MaxWarps>
+warp_set<MaxWarps> index_views(std::span<const warp_view> views, view_positions<MaxWarps>& pos) {
+    WARPKIT_EXPECTS(views.size() <= MaxWarps);
+    warp_set<MaxWarps> present;
     for (std::size_t i = 0; i < views.size(); ++i) {
         const std::size_t w = views[i].id;
-        WARPKIT_EXPECTS(w < max_warps);
-        WARPKIT_EXPECTS((present & warp_bit(w)) == 0);
-        present |= warp_bit(w);
-        pos[w] = static_cast<std::uint8_t>(i);
+        WARPKIT_EXPECTS(!present.test(w)); // also refuses w >= MaxWarps, through set()
+        present.set(w);
+        pos[w] = static_cast<typename view_positions<MaxWarps>::value_type>(i);
     }
     return present;
 }
 
 /// Set of ids in `views` that may issue this cycle; fills `pos` like index_views.
-inline std::uint64_t issuable_set(std::span<const warp_view> views,
-                                  std::array<std::uint8_t, max_warps>& pos) {
-    (void)index_views(views, pos);
-    std::uint64_t ready = 0;
+template <std::size_t MaxWarps>
+warp_set<MaxWarps> issuable_set(std::span<const warp_view> views, view_positions<MaxWarps>& pos) {
+    (void)index_views<MaxWarps>(views, pos);
+    warp_set<MaxWarps> ready;
     for (const auto& v : views)
-        if (issuable(v)) ready |= warp_bit(v.id);
+        if (issuable(v)) ready.set(v.id);
     return ready;
 }
 
-/// `set` rotated so that warp `start` is bit 0 (ids wrap around max_warps).
-[[nodiscard]] constexpr std::uint64_t rotate_to(std::uint64_t set, std::size_t start) noexcept {
-    return std::rotr(set, static_cast<int>(start % max_warps));
+/// Visits the members of `set` in rotation order from `start` (start, start + 1, ... wrapping
+/// around at MaxWarps) until `visit(w)` returns true.
+template <std::size_t MaxWarps, class Visit>
+constexpr void visit_from(const warp_set<MaxWarps>& set, std::size_t start, Visit&& visit) {
+    const auto before = warp_set<MaxWarps>::below(start % MaxWarps);
+    if (warp_set<MaxWarps>(set).remove(before).visit_until(visit)) return;
+    (void)(set & before).visit_until(visit);
 }
 
 } // namespace detail

@@ -84,7 +84,9 @@ struct kernel_options {
     std::uint32_t register_reserve = 2;
     /// Largest register footprint (Fermi: 63 per thread).
     std::uint32_t max_registers = 63;
-    /// Register ids the timing model's scoreboard tracks (ids are < this).
+    /// Register ids the timing model's scoreboard tracks (ids are < this): 63 for the SMs
+    /// of the 64-register scoreboard (gpu::sm's default), up to 255 for one whose
+    /// `scoreboard_registers` is 256 (then no kernel folds).
     std::uint32_t timing_registers = 63;
     /// Device address of the module's first `.global` variable (a host loading several
     /// modules gives each its own range).
@@ -93,7 +95,7 @@ struct kernel_options {
         check_range("regs_per_thread", regs_per_thread, 0U, 255U);
         check_range("register_reserve", register_reserve, 0U, 255U);
         check_range("max_registers", max_registers, 1U, 255U);
-        check_range("timing_registers", timing_registers, 1U, 64U);
+        check_range("timing_registers", timing_registers, 1U, 255U);
         check_range("global_base", global_base, std::uint64_t{1} << 32, max_global_base);
     }
     WARPKIT_FIELDS(kernel_options, regs_per_thread, register_reserve, max_registers,

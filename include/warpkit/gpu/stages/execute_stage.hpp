@@ -26,13 +26,14 @@ namespace warpkit::gpu::stages {
 /// What executing one instruction reaches besides the units: the instruction source, the
 /// sharing slot and scoreboard that track its writes, the LD/ST stage and the writeback port
 /// its access goes to, the SM's counters and where it executes (SM and cycle).
-template <class Source, class Sharing, class Ldst>
+template <class Source, class Sharing, class Ldst, class Scoreboard = issue::scoreboard,
+          class Results = result_queue<>>
 struct execute_context {
     Source& source;
     Sharing& sharing;
-    issue::scoreboard& scoreboard;
+    Scoreboard& scoreboard;
     Ldst& ldst;
-    result_queue<>& results;
+    Results& results;
     sm_stats& counts;
     func::exec_site site;
 };
@@ -42,6 +43,9 @@ template <class Units = exec::execution_units<payload>>
 class execute_stage {
 public:
     using units_type = Units;
+    /// What travels down a pipeline (basic_payload of the SM's operands).
+    using payload_type = typename Units::payload_type;
+    using operands_type = decltype(payload_type{}.writes);
 
     explicit execute_stage(const exec::units_params& p) : units_(p), second_(p) {}
 
@@ -88,15 +92,15 @@ public:
 
     /// A replayed shared-memory pass of warp `s` on half `h` occupies its LD/ST cluster.
     void replay(std::uint32_t s, std::uint32_t h) {
-        (void)units(h).issue(exec::op_class::ldst, payload{s, issue::operands{}}, warp_mask{});
+        (void)units(h).issue(exec::op_class::ldst, payload_type{s, operands_type{}}, warp_mask{});
     }
 
     /// Executes `si`, the next instruction of warp `w` (slot `s`), taking `passes` passes of
     /// its pipeline. Throws sim_error when the source executes another instruction than the
     /// one decoded.
-    template <class Source, class Sharing, class Ldst>
+    template <class Source, class Sharing, class Ldst, class Scoreboard, class Results>
     void execute(std::uint32_t s, const isa::static_inst& si, warp_context& w, std::uint32_t passes,
-                 const execute_context<Source, Sharing, Ldst>& ctx) {
+                 const execute_context<Source, Sharing, Ldst, Scoreboard, Results>& ctx) {
         const auto d = ctx.source.execute(s, ctx.site);
         if (d.si.opcode != si.opcode || d.si.unit != si.unit || d.si.mop != si.mop)
             throw_mismatch_(s, si, d.si, d.pc, ctx.site);
@@ -107,19 +111,19 @@ public:
         counts.warp_threads += w.launched;
         ++counts.issued_by_unit[isa::index(si.unit)];
         if (!w.ibuf.empty()) w.ibuf.erase(w.ibuf.begin()); // empty on a sharing slave
-        const issue::operands writes = writes_of(si);
+        const auto writes = writes_of<operands_type>(si);
         ctx.sharing.issued(ctx.scoreboard, s, si, d, writes, ctx.source, ctx.site.clock);
         switch (si.unit) {
         case isa::unit_class::int_alu:
         case isa::unit_class::fp:
         case isa::unit_class::sfu:
-            (void)units(w.half).issue(op_class_of(si), payload{s, writes}, d.active, passes);
+            (void)units(w.half).issue(op_class_of(si), payload_type{s, writes}, d.active, passes);
             break;
         case isa::unit_class::ldst:
             // The LD/ST cluster generates addresses (its op_class timing); the memory stage
             // behind it answers.
-            (void)units(w.half).issue(exec::op_class::ldst, payload{s, issue::operands{}}, d.active,
-                                      passes);
+            (void)units(w.half).issue(exec::op_class::ldst, payload_type{s, operands_type{}},
+                                      d.active, passes);
             ctx.ldst.issue(s, w, d, writes, ctx.site.clock, counts, ctx.results);
             break;
         default:

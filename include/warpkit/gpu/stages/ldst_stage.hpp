@@ -22,18 +22,23 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace warpkit::gpu::stages {
 
-/// The LD/ST memory stage of SM `id` with warps of `WarpSize` lanes coalesced by `Coalescer`.
-template <std::size_t WarpSize, class Coalescer>
+/// The LD/ST memory stage of SM `id` with warps of `WarpSize` lanes coalesced by `Coalescer`;
+/// the registers an access writes are an `Operands` (the SM scoreboard's
+/// issue::basic_operands).
+template <std::size_t WarpSize, class Coalescer, class Operands = issue::operands>
 class ldst_stage {
 public:
-    using port_type = memory_port<WarpSize, Coalescer>;
+    using port_type = memory_port<WarpSize, Coalescer, Operands>;
+    using result_type = typename port_type::result_type;
+    using results_type = typename port_type::results_type;
 
     /// The stage of an SM with params `p` whose LD/ST unit `memory` answers.
     ldst_stage(std::uint32_t id, const sm_params& p, const memory_params& memory)
-        : banks_(p.banks), port_(id, memory),
+        : banks_(p.banks), port_(id, memory), replay_writes_(p.contexts()),
           agen_(p.units.timing.of(exec::op_class::ldst).latency), shared_latency_(p.shared_latency),
           const_latency_(p.const_latency), global_latency_(p.global_latency),
           bank_group_lanes_(p.bank_group_lanes), shared_replay_(p.shared_replay) {}
@@ -59,8 +64,8 @@ public:
 
     /// The access `d` of warp `w` (slot `s`) writing `writes`, issued at `now`.
     void issue(std::uint32_t s, warp_context& w, const isa::dynamic_inst<WarpSize>& d,
-               const issue::operands& writes, std::uint64_t now, sm_stats& counts,
-               result_queue<>& results) {
+               const Operands& writes, std::uint64_t now, sm_stats& counts,
+               results_type& results) {
         if (d.si.space == isa::mem_space::global || d.si.space == isa::mem_space::local) {
             if (d.si.mop == isa::mem_op::load) ++counts.global_loads;
             if (d.si.mop == isa::mem_op::store) ++counts.global_stores;
@@ -83,7 +88,7 @@ public:
             if (shared_replay_ && extra > 0) {
                 // Paper 004: the served lanes go on, the others replay through the warp.
                 w.replays = static_cast<std::uint32_t>(extra);
-                w.replay_writes = writes;
+                replay_writes_[s] = writes;
                 free_at_ = now + 1;
                 return;
             }
@@ -107,17 +112,17 @@ public:
             break;
         }
         free_at_ = now + occupancy;
-        results.push(memory_result{now + agen_ + latency + (occupancy - 1), s, writes});
+        results.push(result_type{now + agen_ + latency + (occupancy - 1), s, writes});
     }
 
     /// One more pass at `now` of warp `w`'s (slot `s`) shared access whose lanes lost a bank
     /// conflict: it occupies the stage like the first; the last pass's data completes the load.
     void replay(std::uint32_t s, warp_context& w, std::uint64_t now, sm_stats& counts,
-                result_queue<>& results) {
+                results_type& results) {
         free_at_ = now + 1;
         ++counts.shared_replays;
         if (--w.replays == 0)
-            results.push(memory_result{now + agen_ + shared_latency_, s, w.replay_writes});
+            results.push(result_type{now + agen_ + shared_latency_, s, replay_writes_[s]});
     }
 
     /// The transactions the last ideal global or texture access coalesced into.
@@ -145,6 +150,7 @@ private:
     Coalescer coalescer_{};
     mem::transaction_list<WarpSize> txns_{};
     port_type port_;
+    std::vector<Operands> replay_writes_; // per warp slot: the replayed load's destinations
     std::uint64_t agen_;           // address generation: the LD/ST op_class latency
     std::uint64_t shared_latency_; // of the ideal shared memory
     std::uint64_t const_latency_;  // of the ideal constant memory

@@ -28,11 +28,14 @@
 
 namespace warpkit::gpu::stages {
 
-/// The hierarchy side of the LD/ST unit of SM `id`, coalescing with `Coalescer`.
-template <std::size_t WarpSize, class Coalescer>
+/// The hierarchy side of the LD/ST unit of SM `id`, coalescing with `Coalescer`; the
+/// registers an access writes are an `Operands` (the SM scoreboard's issue::basic_operands).
+template <std::size_t WarpSize, class Coalescer, class Operands = issue::operands>
 class memory_port {
 public:
     using cache_type = mem::cache_controller<std::uint32_t>;
+    using result_type = basic_memory_result<Operands>;
+    using results_type = result_queue<result_type>;
 
     /// The L1 side of `memory` (the smallest one, unused, with the ideal memory).
     memory_port(std::uint32_t id, const memory_params& memory)
@@ -159,8 +162,8 @@ public:
     template <class Release>
     void data_return(std::uint32_t id, Release&& release) {
         const std::uint32_t slot = prt_.warp(id);
-        const issue::operands writes = pending_[id].writes;
-        if (prt_.reply(id) && writes.dsts != 0) release(slot, writes, true);
+        const Operands writes = pending_[id].writes;
+        if (prt_.reply(id) && writes.dsts.any()) release(slot, writes, true);
     }
     /// Fills release the requests merged in their MSHR, one per cache per cycle.
     template <class Release>
@@ -181,8 +184,8 @@ public:
     /// Issues a global, local, constant, texture or atomic access of warp `s` writing
     /// `writes`: its PRT entry holds the coalesced transactions, which the access step takes
     /// from `now + agen` on (after address generation).
-    void issue(std::uint32_t s, const isa::dynamic_inst<WarpSize>& d, const issue::operands& writes,
-               std::uint64_t now, std::uint64_t agen, sm_stats& counts, result_queue<>& results) {
+    void issue(std::uint32_t s, const isa::dynamic_inst<WarpSize>& d, const Operands& writes,
+               std::uint64_t now, std::uint64_t agen, sm_stats& counts, results_type& results) {
         pending pe;
         pe.writes = writes;
         const std::uint64_t base = classify_(d.si, pe, counts);
@@ -195,7 +198,7 @@ public:
         const std::uint32_t bytes = d.si.access_bytes == 0 ? 4u : d.si.access_bytes;
         const auto id = prt_.insert(s, *addr, bytes, d.active);
         if (!id) { // no active lane: nothing to fetch
-            if (writes.dsts != 0) results.push(memory_result{now + agen, s, writes});
+            if (writes.dsts.any()) results.push(result_type{now + agen, s, writes});
             return;
         }
         if (pe.kind != access_kind::constant && pe.kind != access_kind::texture)
@@ -208,7 +211,7 @@ public:
     /// The access step at `now`: one transaction of the current access meets its cache. One
     /// that cannot proceed (no way free, MSHRs full, miss queue full) retries the next cycle
     /// and holds the LD/ST unit. L1 hits return their data through `results`.
-    void access_step(std::uint64_t now, result_queue<>& results) {
+    void access_step(std::uint64_t now, results_type& results) {
         if (current_ == no_entry_ || now < current_at_) return;
         const std::uint32_t id = current_;
         const auto& t = prt_.requests(id)[prt_.sent(id)];
@@ -271,7 +274,7 @@ private:
     // What a pending-request-table entry is.
     enum class access_kind : std::uint8_t { load, constant, texture, store, atomic };
     struct pending {
-        issue::operands writes{};
+        Operands writes{};
         access_kind kind = access_kind::load;
     };
     // Request sources: 0 L1 data, 1 constant, 2 atomics, 3 texture.
@@ -331,7 +334,7 @@ private:
     }
     // A load, constant or texture transaction reads its cache; a hit returns after the
     // cache's latency.
-    bool read_(std::uint32_t id, const transaction& t, std::uint64_t now, result_queue<>& results) {
+    bool read_(std::uint32_t id, const transaction& t, std::uint64_t now, results_type& results) {
         const access_kind kind = pending_[id].kind;
         auto& c =
             kind == access_kind::load ? l1d_ : (kind == access_kind::constant ? const_ : tex_);
@@ -342,7 +345,7 @@ private:
             const std::uint64_t lat = kind == access_kind::load       ? l1_.data_latency
                                       : kind == access_kind::constant ? l1_.constant_latency
                                                                       : l1_.texture_latency;
-            results.push(memory_result{now + lat, prt_.warp(id), issue::operands{}, id});
+            results.push(result_type{now + lat, prt_.warp(id), Operands{}, id});
         }
         return true;
     }

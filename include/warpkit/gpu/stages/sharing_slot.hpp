@@ -46,29 +46,34 @@ struct no_front_end_sharing {
     static constexpr void retire_delayed(std::uint64_t) noexcept {}
     static constexpr void reset_stats() noexcept {}
 
-    /// Hazards of `ops` of warp `s`: the SM's own scoreboard.
-    [[nodiscard]] static issue::hazard hazard(const issue::scoreboard& sb, std::uint32_t s,
-                                              const issue::operands& ops) {
+    /// Hazards of `ops` of warp `s`: the SM's own scoreboard (an issue::basic_scoreboard of
+    /// any width).
+    template <class Scoreboard>
+    [[nodiscard]] static issue::hazard hazard(const Scoreboard& sb, std::uint32_t s,
+                                              const typename Scoreboard::operands_type& ops) {
         return sb.peek(s, ops);
     }
     /// A result of warp `slot` reached writeback.
-    static void release(issue::scoreboard& sb, std::uint32_t slot, const issue::operands& writes,
-                        bool, std::uint64_t) {
+    template <class Scoreboard>
+    static void release(Scoreboard& sb, std::uint32_t slot,
+                        const typename Scoreboard::operands_type& writes, bool, std::uint64_t) {
         sb.release(slot, writes);
     }
     /// Warp `s` issued `si` writing `writes`.
-    template <class Source, class Dynamic>
-    static void issued(issue::scoreboard& sb, std::uint32_t s, const isa::static_inst& si,
-                       const Dynamic&, const issue::operands& writes, const Source&,
-                       std::uint64_t) {
-        if (writes.dsts != 0)
+    template <class Scoreboard, class Source, class Dynamic>
+    static void issued(Scoreboard& sb, std::uint32_t s, const isa::static_inst& si,
+                       const Dynamic&, const typename Scoreboard::operands_type& writes,
+                       const Source&, std::uint64_t) {
+        if (writes.dsts.any())
             sb.reserve(s, writes,
                        si.mop != isa::mem_op::none && si.space != isa::mem_space::shared);
     }
 };
 
 /// An SM that may be a member of a front-end sharing cluster (role none until it joins),
-/// keeping its part in a `Member`.
+/// keeping its part in a `Member`. The cluster's enhanced scoreboard and the acks between
+/// members carry one 64-register word (the Fermi SMs of paper 000), so a sharing SM runs the
+/// 64-register issue::scoreboard.
 template <class Member = cluster_member>
 class front_end_sharing {
 public:
@@ -113,11 +118,11 @@ public:
     void release(issue::scoreboard& sb, std::uint32_t slot, const issue::operands& writes,
                  bool memory, std::uint64_t now) {
         if (member_.master_shared()) {
-            member_.complete(slot, writes.dsts, memory, now);
+            member_.complete(slot, writes.dsts.word(0), memory, now);
             return;
         }
         sb.release(slot, writes);
-        if (memory && member_.slave_shared()) member_.ack(slot, writes.dsts);
+        if (memory && member_.slave_shared()) member_.ack(slot, writes.dsts.word(0));
     }
     /// Warp `s` issued `si` (executed as `d`, writing `writes`) at `now`: a grouped master
     /// tracks the writes of every member until their acks (paper 000 II.A) and sends the
@@ -128,9 +133,9 @@ public:
                 std::uint64_t now) {
         const bool memory = si.mop != isa::mem_op::none;
         if (member_.master_grouped()) {
-            if (writes.dsts != 0) member_.reserve(s, writes, memory);
+            if (writes.dsts.any()) member_.reserve(s, writes, memory);
             member_.issued(s, d.pc, si.opcode, control_instruction(si), words_(si), now);
-        } else if (writes.dsts != 0) {
+        } else if (writes.dsts.any()) {
             sb.reserve(s, writes, memory && si.space != isa::mem_space::shared);
         }
         if (control_instruction(si) && (member_.master_grouped() || member_.slave_shared()))

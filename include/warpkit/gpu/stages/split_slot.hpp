@@ -102,9 +102,9 @@ public:
     /// the binned warps whose writes have landed, and copies the controller's counters into
     /// `counts.split`. `blocks` count the parts of cut warps; `scoreboard` says which warps
     /// still have writes in flight.
-    template <class Source>
+    template <class Source, class Scoreboard>
     void step(std::span<warp_context> warps, std::span<block_context> blocks, Source& source,
-              const issue::scoreboard& scoreboard, sm_stats& counts) {
+              const Scoreboard& scoreboard, sm_stats& counts) {
         const reconfig::split_observation o = observe_(warps, source);
         switch (controller_.tick(o)) {
         case reconfig::split_action::split:
@@ -203,9 +203,9 @@ private:
 
     // Cuts or moves every binned warp whose writes have landed (a cut needs a free slot above
     // the warp slots; without one the warp waits in the bin).
-    template <class Source>
+    template <class Source, class Scoreboard>
     void move_binned_(std::span<warp_context> warps, std::span<block_context> blocks,
-                      Source& source, const issue::scoreboard& scoreboard, sm_stats& counts) {
+                      Source& source, const Scoreboard& scoreboard, sm_stats& counts) {
         std::uint32_t moved = 0;
         std::uint32_t cut = 0;
         const bool cut_ok = can_cut_(source);

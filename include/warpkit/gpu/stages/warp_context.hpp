@@ -26,7 +26,6 @@ struct warp_context {
     std::uint64_t fetch_ready = 0; ///< cycle a fetch in flight completes
     bool fetching = false;
     std::uint32_t replays = 0;       ///< shared-memory passes still to replay (paper 004)
-    issue::operands replay_writes{}; ///< the replayed load's destinations
     std::uint32_t launched = 0;      ///< threads launched (active at the first instruction)
     std::uint8_t half = 0;           ///< split SM: 0 on SM0, 1 on SM1
     bool narrow = false;             ///< a part of a cut warp: half the width
@@ -41,15 +40,20 @@ struct block_context {
     std::uint32_t live_warps = 0;
 };
 
-/// What travels down an execution pipeline: the warp and the registers it will write.
-struct payload {
+/// What travels down an execution pipeline: the warp and the registers it will write, as
+/// an `Operands` (issue::basic_operands of the SM's scoreboard width).
+template <class Operands>
+struct basic_payload {
     std::uint32_t slot = 0;
-    issue::operands writes{};
+    Operands writes{};
 };
+/// The payload of an SM with the 64-register scoreboard.
+using payload = basic_payload<issue::operands>;
 
 /// The registers `si` reads and writes.
-[[nodiscard]] inline issue::operands operands_of(const isa::static_inst& si) {
-    issue::operands ops;
+template <class Operands = issue::operands>
+[[nodiscard]] Operands operands_of(const isa::static_inst& si) {
+    Operands ops;
     for (std::size_t i = 0; i < si.num_src; ++i)
         ops = ops.read(si.src[i]);
     for (std::size_t i = 0; i < si.num_dst; ++i)
@@ -57,8 +61,9 @@ struct payload {
     return ops;
 }
 /// The registers `si` writes.
-[[nodiscard]] inline issue::operands writes_of(const isa::static_inst& si) {
-    issue::operands ops;
+template <class Operands = issue::operands>
+[[nodiscard]] Operands writes_of(const isa::static_inst& si) {
+    Operands ops;
     for (std::size_t i = 0; i < si.num_dst; ++i)
         ops = ops.write(si.dst[i]);
     return ops;

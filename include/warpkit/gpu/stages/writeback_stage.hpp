@@ -17,17 +17,21 @@
 
 namespace warpkit::gpu::stages {
 
-/// A memory result on its way to writeback.
-struct memory_result {
+/// A memory result on its way to writeback; `Operands` is the SM's issue::basic_operands.
+template <class Operands>
+struct basic_memory_result {
+    using operands_type = Operands;
     static constexpr std::uint32_t no_entry = ~std::uint32_t{0};
     std::uint64_t at;               ///< cycle it arrives
     std::uint32_t slot;             ///< warp slot
-    issue::operands writes;         ///< registers it writes
+    Operands writes;                ///< registers it writes
     std::uint32_t entry = no_entry; ///< or: one data return of this PRT entry (L1 hit)
-    friend bool operator>(const memory_result& a, const memory_result& b) noexcept {
+    friend bool operator>(const basic_memory_result& a, const basic_memory_result& b) noexcept {
         return a.at > b.at;
     }
 };
+/// The memory result of an SM with the 64-register scoreboard.
+using memory_result = basic_memory_result<issue::operands>;
 
 /// `Result`s (memory_result) in flight, earliest first (a min-heap on arrival cycle).
 template <class Result = memory_result>
@@ -84,15 +88,15 @@ public:
             for (std::size_t c = 0; c < u->size(); ++c) {
                 auto& cluster = (*u)[c];
                 while (cluster.ready()) {
-                    const payload pl = cluster.take();
-                    if (pl.writes.dsts != 0) release(pl.slot, pl.writes, false);
+                    const auto pl = cluster.take();
+                    if (pl.writes.dsts.any()) release(pl.slot, pl.writes, false);
                 }
             }
         while (results_.due(now)) {
             const auto r = results_.pop();
-            if (r.entry != memory_result::no_entry)
+            if (r.entry != Queue::value_type::no_entry)
                 data_return(r.entry);
-            else if (r.writes.dsts != 0)
+            else if (r.writes.dsts.any())
                 release(r.slot, r.writes, true);
         }
     }
