@@ -37,27 +37,19 @@ struct basic_operands {
 
     /// Adds source register `r` (< Registers).
     [[nodiscard]] constexpr basic_operands read(unsigned r) const {
-        basic_operands o = *this;
-        o.srcs.set(r);
-        return o;
+        return with_(&basic_operands::srcs, r);
     }
     /// Adds destination register `r` (< Registers).
     [[nodiscard]] constexpr basic_operands write(unsigned r) const {
-        basic_operands o = *this;
-        o.dsts.set(r);
-        return o;
+        return with_(&basic_operands::dsts, r);
     }
     /// Adds predicate `p` (< Predicates) as the guard or another predicate source.
     [[nodiscard]] constexpr basic_operands guard(unsigned p) const {
-        basic_operands o = *this;
-        o.pred_srcs.set(p);
-        return o;
+        return with_(&basic_operands::pred_srcs, p);
     }
     /// Adds predicate `p` (< Predicates) as a destination.
     [[nodiscard]] constexpr basic_operands write_pred(unsigned p) const {
-        basic_operands o = *this;
-        o.pred_dsts.set(p);
-        return o;
+        return with_(&basic_operands::pred_dsts, p);
     }
     /// True when the instruction writes anything.
     [[nodiscard]] constexpr bool writes_any() const noexcept {
@@ -69,6 +61,16 @@ struct basic_operands {
     }
     friend constexpr bool operator==(const basic_operands&,
                                      const basic_operands&) noexcept = default;
+
+private:
+    // A copy with `index` added to the set `member` names.
+    template <class Set>
+    [[nodiscard]] constexpr basic_operands with_(Set basic_operands::*member,
+                                                 unsigned index) const {
+        basic_operands o = *this;
+        (o.*member).set(index);
+        return o;
+    }
 };
 
 /// The operands of a 64-register, 64-predicate scoreboard (Fermi's 63 registers and 7
