@@ -53,7 +53,7 @@ public:
     using params_type = units_params;
     using cluster_type = unit_cluster<Payload>;
 
-    explicit execution_units(const units_params& p = {}) : p_(checked(p)) {
+    explicit execution_units(const units_params& p = {}) : p_(validated(p)) {
         clusters_.reserve(size());
         for (std::uint32_t i = 0; i < p_.sp_count; ++i)
             clusters_.emplace_back(
@@ -155,11 +155,6 @@ public:
     [[nodiscard]] const units_params& params() const noexcept { return p_; }
 
 private:
-    static const units_params& checked(const units_params& p) {
-        validate(p);
-        return p;
-    }
-
     units_params p_;
     std::vector<cluster_type> clusters_;
 };

@@ -72,7 +72,7 @@ public:
     using payload_type = Payload;
 
     explicit unit_cluster(const cluster_params& p = {})
-        : p_(checked(p)), unit_(p_.kind, p_.timing) {
+        : p_(validated(p)), unit_(p_.kind, p_.timing) {
         stats_.lane_ops.assign(p_.lanes, 0);
     }
 
@@ -151,11 +151,6 @@ public:
     }
 
 private:
-    static const cluster_params& checked(const cluster_params& p) {
-        validate(p);
-        return p;
-    }
-
     cluster_params p_;
     functional_unit<Payload> unit_;
     cluster_stats stats_{};

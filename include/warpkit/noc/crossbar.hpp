@@ -81,7 +81,7 @@ public:
     using params_type = crossbar_params;
     using stats_type = network_stats;
 
-    explicit crossbar(const crossbar_params& p = {}) : p_(checked(p)) { build(); }
+    explicit crossbar(const crossbar_params& p = {}) : p_(validated(p)) { build(); }
 
     [[nodiscard]] const crossbar_params& params() const noexcept { return p_; }
     [[nodiscard]] std::size_t nodes() const noexcept { return nodes_; }
@@ -139,10 +139,6 @@ private:
         fabric(std::uint32_t nodes, std::uint32_t iters) : alloc(nodes, nodes, iters) {}
     };
 
-    static const crossbar_params& checked(const crossbar_params& p) {
-        validate(p);
-        return p;
-    }
     [[nodiscard]] std::size_t inq(node_id i, node_id o) const noexcept {
         return p_.voq ? std::size_t{i} * nodes_ + o : i;
     }

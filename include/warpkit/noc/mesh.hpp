@@ -54,7 +54,7 @@ public:
     using stats_type = network_stats;
 
     explicit mesh(const mesh_params& p = {})
-        : p_(checked(p)), t_(build_mesh_topology(p_.cols, p_.rows, p_.bypass, p_.routing)) {
+        : p_(validated(p)), t_(build_mesh_topology(p_.cols, p_.rows, p_.bypass, p_.routing)) {
         build();
     }
 
@@ -239,10 +239,6 @@ private:
         network_stats s;
     };
 
-    static const mesh_params& checked(const mesh_params& p) {
-        validate(p);
-        return p;
-    }
     [[nodiscard]] std::size_t ovc(std::uint32_t r, std::uint32_t port, std::uint32_t vc) const {
         WARPKIT_EXPECTS(r < t_.routers && port < ports_ && vc < vcs_);
         return (std::size_t{r} * ports_ + port) * vcs_ + vc;
