@@ -40,10 +40,6 @@ struct units_params {
     WARPKIT_FIELDS(units_params, sp_count, sp_lanes, sfu_lanes, ldst_lanes, timing)
 };
 
-} // namespace warpkit::exec
-
-namespace warpkit::exec {
-
 /// All execution clusters of an SM, indexed 0 .. size()-1: the INT clusters of SP0..SPn-1,
 /// then their FP clusters, then the SFU cluster, then the LD/ST cluster. Each cluster is one
 /// gateable block; `busy_mask()` reports which blocks hold work this cycle.

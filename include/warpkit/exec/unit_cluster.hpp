@@ -57,10 +57,6 @@ struct cluster_stats {
                    active_threads, lane_ops)
 };
 
-} // namespace warpkit::exec
-
-namespace warpkit::exec {
-
 /// A cluster of `lanes` SIMT lanes of one unit class: one functional_unit, a power switch and
 /// lane activity counters (active threads per instruction, per-lane work, idle lane slots for
 /// lane clock gating). Thread i of a warp runs on physical lane i mod lanes.
