@@ -4,6 +4,8 @@
 #include <warpkit/gpu/presets.hpp>
 #include <warpkit/isa/assembler.hpp>
 
+#include "../gpu_runs.hpp"
+
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
@@ -13,36 +15,15 @@
 
 namespace {
 
-warpkit::isa::program kernel(const std::string& name) {
-    // scripts/bench runs from the source tree; WARPKIT_SOURCE_DIR points elsewhere.
-    const char* root = std::getenv("WARPKIT_SOURCE_DIR");
-    std::ifstream in(std::string(root != nullptr ? root : ".") + "/examples/kernels/" + name);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return warpkit::isa::assemble(ss.str(), name);
-}
-
 template <class Preset>
 void bm_gpu(benchmark::State& state, const char* name) {
-    const warpkit::func::isa_kernel k(kernel(name));
+    const warpkit::func::isa_kernel k(bench::bundled_kernel(name));
     warpkit::gpu::gpu<Preset> g(Preset::params());
-    std::uint64_t cycles = 0;
-    std::uint64_t insts = 0;
-    for (auto _ : state) {
-        warpkit::func::global_memory mem;
-        warpkit::func::load_data(k, mem);
-        const auto rs = g.run(k, mem);
-        cycles += rs.cycles;
-        insts += rs.total.warp_instructions;
-    }
-    state.counters["sim_cycles_per_s"] =
-        benchmark::Counter(static_cast<double>(cycles), benchmark::Counter::kIsRate);
-    state.counters["warp_insts_per_s"] =
-        benchmark::Counter(static_cast<double>(insts), benchmark::Counter::kIsRate);
+    bench::time_runs(state, g, k, true);
 }
 
 void bm_functional(benchmark::State& state, const char* name) {
-    const warpkit::func::isa_kernel k(kernel(name));
+    const warpkit::func::isa_kernel k(bench::bundled_kernel(name));
     std::uint64_t insts = 0;
     for (auto _ : state) {
         warpkit::func::global_memory mem;

@@ -6,6 +6,8 @@
 #include <warpkit/gpu/presets.hpp>
 #include <warpkit/isa/assembler.hpp>
 
+#include "../gpu_runs.hpp"
+
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -62,28 +64,13 @@ void bm_amoeba_loaded(benchmark::State& s) {
     bm_memory_system(s, wg::amoeba_memory(), 48, true);
 }
 
-warpkit::isa::program kernel(const std::string& name) {
-    const char* root = std::getenv("WARPKIT_SOURCE_DIR");
-    std::ifstream in(std::string(root != nullptr ? root : ".") + "/examples/kernels/" + name);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return warpkit::isa::assemble(ss.str(), name);
-}
-
 // A GTX480 run of a bundled kernel with the given memory model.
 void bm_fermi_memory(benchmark::State& state, const char* name, wg::memory_model model) {
-    const warpkit::func::isa_kernel k(kernel(name));
+    const warpkit::func::isa_kernel k(bench::bundled_kernel(name));
     auto p = wg::fermi_gtx480::params();
     p.memory.model = model;
     wg::gpu<wg::fermi_gtx480> g(p);
-    std::uint64_t cycles = 0;
-    for (auto _ : state) {
-        warpkit::func::global_memory mem;
-        warpkit::func::load_data(k, mem);
-        cycles += g.run(k, mem).cycles;
-    }
-    state.counters["sim_cycles_per_s"] =
-        benchmark::Counter(static_cast<double>(cycles), benchmark::Counter::kIsRate);
+    bench::time_runs(state, g, k);
 }
 
 } // namespace

@@ -14,6 +14,8 @@
 #include <warpkit/noc/ideal_network.hpp>
 #include <warpkit/noc/mesh.hpp>
 
+#include "../../tests/noc/uniform_traffic.hpp"
+
 #include <benchmark/benchmark.h>
 
 #include <array>
@@ -26,19 +28,12 @@ using namespace warpkit::noc;
 template <class Net>
 void cycle(Net& net, warpkit::rng& r, double p, std::uint64_t& delivered) {
     const auto n = static_cast<node_id>(net.nodes());
-    for (node_id s = 0; s < n; ++s) {
-        if (!r.bernoulli(p) || !net.can_inject(s)) continue;
-        packet<> pk;
-        pk.src = s;
-        pk.dst = static_cast<node_id>(r.below(n));
-        net.inject(pk);
-    }
-    net.tick();
-    for (node_id d = 0; d < n; ++d)
-        while (net.can_eject(d)) {
-            benchmark::DoNotOptimize(net.eject(d));
-            ++delivered;
-        }
+    for (node_id s = 0; s < n; ++s)
+        if (r.bernoulli(p) && net.can_inject(s)) noc_traffic::inject_uniform(net, r, s);
+    noc_traffic::tick_and_take(net, [&](const packet<>& pk) {
+        benchmark::DoNotOptimize(pk);
+        ++delivered;
+    });
 }
 
 template <class Net>

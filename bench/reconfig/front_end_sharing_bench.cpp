@@ -6,6 +6,8 @@
 #include <warpkit/isa/assembler.hpp>
 #include <warpkit/reconfig/front_end_sharing.hpp>
 
+#include "../gpu_runs.hpp"
+
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -41,17 +43,9 @@ void bm_controller_cycle(benchmark::State& state) {
 }
 BENCHMARK(bm_controller_cycle);
 
-warpkit::isa::program kernel(const std::string& name) {
-    const char* root = std::getenv("WARPKIT_SOURCE_DIR");
-    std::ifstream in(std::string(root != nullptr ? root : ".") + "/examples/kernels/" + name);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return warpkit::isa::assemble(ss.str(), name);
-}
-
 // The compiler hint over a kernel's code.
 void bm_block_dependence(benchmark::State& state) {
-    const warpkit::func::isa_kernel k(kernel("bfs.s"));
+    const warpkit::func::isa_kernel k(bench::bundled_kernel("bfs.s"));
     for (auto _ : state)
         benchmark::DoNotOptimize(warpkit::gpu::branch_hints(k));
     state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(k.size()));
@@ -60,19 +54,12 @@ BENCHMARK(bm_block_dependence);
 
 // Whole-GPU speed with sharing: simulated cycles per host second.
 void bm_gpu_sharing(benchmark::State& state, const char* name) {
-    const warpkit::func::isa_kernel k(kernel(name));
+    const warpkit::func::isa_kernel k(bench::bundled_kernel(name));
     auto p = warpkit::gpu::fermi_gtx480::params();
     p.sms = 16;
     p.cluster_size = static_cast<std::uint32_t>(state.range(0));
     warpkit::gpu::gpu<warpkit::gpu::fermi_gtx480> g(p);
-    std::uint64_t cycles = 0;
-    for (auto _ : state) {
-        warpkit::func::global_memory mem;
-        warpkit::func::load_data(k, mem);
-        cycles += g.run(k, mem).cycles;
-    }
-    state.counters["sim_cycles_per_s"] =
-        benchmark::Counter(static_cast<double>(cycles), benchmark::Counter::kIsRate);
+    bench::time_runs(state, g, k);
 }
 BENCHMARK_CAPTURE(bm_gpu_sharing, matmul, "matmul.s")->Arg(1)->Arg(2)->Arg(4);
 BENCHMARK_CAPTURE(bm_gpu_sharing, reduce, "reduce.s")->Arg(1)->Arg(2)->Arg(4);

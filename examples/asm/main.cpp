@@ -1,5 +1,6 @@
 // warpkit-asm: assembles warpkit ISA text into a kernel image (paper 004's hex memory file)
 // or bare instruction words, and disassembles either back to text.
+#include "../common/command_line.hpp"
 #include "../common/tool_main.hpp"
 
 #include <warpkit/core/error.hpp>
@@ -56,11 +57,7 @@ int tool_main(int argc, char** argv) {
     app.add_option("-o,--output", output, "output file (- = stdout)");
     app.add_flag("--words", words, "emit only the instruction words, 8 hex digits per line");
     app.add_flag("-d,--disassemble", dis, "disassemble a kernel image or a word list");
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        return app.exit(e) == 0 ? 0 : 2;
-    }
+    if (const auto code = example::parse_command_line(app, argc, argv)) return *code;
 
     const std::string name = input == "-" ? "<stdin>" : input;
     try {

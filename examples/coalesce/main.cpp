@@ -7,6 +7,7 @@
 // Output: one line `0xADDR SIZE` per transaction in issue order, then `transactions K`.
 #include "access_reader.hpp"
 
+#include "../common/command_line.hpp"
 #include "../common/tool_main.hpp"
 
 #include <warpkit/mem/cc13_coalescer.hpp>
@@ -38,12 +39,7 @@ int tool_main(int argc, char** argv) {
     std::string arch = "fermi";
     app.add_option("--arch", arch, "coalescing rules: cc13, fermi (128-B lines) or sector (32 B)")
         ->check(CLI::IsMember({"cc13", "fermi", "sector"}));
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        const int rc = app.exit(e);
-        return rc == 0 ? 0 : 2;
-    }
+    if (const auto code = example::parse_command_line(app, argc, argv)) return *code;
     try {
         const warp_access a = example::read_access(std::cin);
         const auto out = arch == "cc13"    ? run<warpkit::mem::cc13_coalescer>(a)

@@ -101,6 +101,10 @@ inline preset_run run_preset(const std::string& name, const warpkit::func::isa_k
 inline double pct(std::uint64_t a, std::uint64_t b) {
     return b == 0 ? 0.0 : 100.0 * static_cast<double>(a) / static_cast<double>(b);
 }
+/// a / b, 0 when b is 0 (transactions per access, thread instructions per warp instruction).
+inline double per(std::uint64_t a, std::uint64_t b) {
+    return b == 0 ? 0.0 : static_cast<double>(a) / static_cast<double>(b);
+}
 
 /// A few lines about one run.
 inline std::string report(const std::string& kernel, const preset_run& r) {
@@ -121,10 +125,7 @@ inline std::string report(const std::string& kernel, const preset_run& r) {
                   "  units busy: INT %.1f%%  FP %.1f%%  SFU %.1f%%  LDST %.1f%%   lanes active "
                   "per warp instruction %.1f\n",
                   100 * r.units.busy[0], 100 * r.units.busy[1], 100 * r.units.busy[2],
-                  100 * r.units.busy[3],
-                  t.warp_instructions == 0 ? 0.0
-                                           : static_cast<double>(t.thread_instructions) /
-                                                 static_cast<double>(t.warp_instructions));
+                  100 * r.units.busy[3], per(t.thread_instructions, t.warp_instructions));
     out += buf;
     const std::uint64_t sm_cycles = t.cycles;
     std::snprintf(buf, sizeof buf,
@@ -137,13 +138,9 @@ inline std::string report(const std::string& kernel, const preset_run& r) {
                   "  memory: %llu global accesses (%.2f transactions each), %llu shared (%.2f "
                   "bank passes each), %llu constant\n",
                   static_cast<unsigned long long>(t.global_accesses),
-                  t.global_accesses == 0 ? 0.0
-                                         : static_cast<double>(t.global_transactions) /
-                                               static_cast<double>(t.global_accesses),
+                  per(t.global_transactions, t.global_accesses),
                   static_cast<unsigned long long>(t.shared_accesses),
-                  t.shared_accesses == 0 ? 0.0
-                                         : static_cast<double>(t.shared_bank_passes) /
-                                               static_cast<double>(t.shared_accesses),
+                  per(t.shared_bank_passes, t.shared_accesses),
                   static_cast<unsigned long long>(t.const_accesses));
     out += buf;
     const auto& m = r.stats.memory;

@@ -1,6 +1,7 @@
 // warpkit-demo: the bundled kernels on a GPU preset (default: the GTX480-class Fermi). Each
 // kernel runs through the timing model; its device memory afterwards is compared with a
 // functional run of the same kernel, and a short report per kernel follows.
+#include "../common/command_line.hpp"
 #include "../common/gpu_runner.hpp"
 #include "../common/kernel_dir.hpp"
 #include "../common/params_cli.hpp"
@@ -24,11 +25,7 @@ int tool_main(int argc, char** argv) {
     std::string dir = "examples/kernels";
     presets.add_to(app);
     app.add_option("--kernels", dir, "directory of kernel assembly files (*.s)");
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        return app.exit(e) == 0 ? 0 : 2;
-    }
+    if (const auto code = example::parse_command_line(app, argc, argv)) return *code;
 
     try {
         if (presets.print_requested(std::cout)) return 0;

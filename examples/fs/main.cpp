@@ -11,6 +11,7 @@
 // The paper simulates 16 SMs (Table I) and so does the study by default: the preset's 15
 // do not split into clusters of 2 or 4. Every kernel's output must be the same with and
 // without sharing; a difference is reported and makes the exit status 1.
+#include "../common/command_line.hpp"
 #include "../common/gpu_runner.hpp"
 #include "../common/study_kernels.hpp"
 #include "../common/tool_main.hpp"
@@ -222,11 +223,7 @@ int tool_main(int argc, char** argv) {
         ->capture_default_str()
         ->check(CLI::Range(0.0, 1.0));
     app.add_option("--csv", csv_out, "write one row per kernel and cluster size");
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        return app.exit(e) == 0 ? 0 : 2;
-    }
+    if (const auto code = example::parse_command_line(app, argc, argv)) return *code;
     try {
         const auto sizes = parse_sizes(sizes_text);
         for (std::uint32_t s : sizes)

@@ -64,28 +64,29 @@ std::string flag_of(const std::string& field) {
 nlohmann::ordered_json report(const std::string& policy, const gating::replay_result& r,
                               const gating::params& p) {
     const gating::stats& s = r.stats;
-    nlohmann::ordered_json j;
-    j["policy"] = policy;
-    j["cycles"] = r.cycles;
-    j["trace_cycles"] = r.trace_cycles;
-    j["baseline_cycles"] = r.baseline_cycles;
-    j["arrivals"] = r.arrivals;
-    j["gating_events"] = s.gating_events;
-    j["wakeups"] = s.wakeups;
-    j["negative_events"] = s.negative_events;
-    j["gated_cycles"] = s.gated_cycles();
-    j["on_cycles"] = s.on_cycles;
-    j["uncompensated_cycles"] = s.uncompensated_cycles;
-    j["compensated_cycles"] = s.compensated_cycles;
-    j["waking_cycles"] = s.waking_cycles;
-    j["stall_cycles"] = s.stall_cycles;
-    j["blackout_stall_cycles"] = s.blackout_stall_cycles;
-    j["critical_wakeups"] = s.critical_wakeups;
-    j["static_energy"] = gating::static_energy(s, p);
-    j["static_energy_savings"] = r.static_energy_savings;
-    j["final_idle_detect"] = r.final_idle_detect;
-    j["idle_detect_increments"] = s.idle_detect_increments;
-    j["idle_detect_decrements"] = s.idle_detect_decrements;
+    nlohmann::ordered_json j = {
+        {"policy", policy},
+        {"cycles", r.cycles},
+        {"trace_cycles", r.trace_cycles},
+        {"baseline_cycles", r.baseline_cycles},
+        {"arrivals", r.arrivals},
+        {"gating_events", s.gating_events},
+        {"wakeups", s.wakeups},
+        {"negative_events", s.negative_events},
+        {"gated_cycles", s.gated_cycles()},
+        {"on_cycles", s.on_cycles},
+        {"uncompensated_cycles", s.uncompensated_cycles},
+        {"compensated_cycles", s.compensated_cycles},
+        {"waking_cycles", s.waking_cycles},
+        {"stall_cycles", s.stall_cycles},
+        {"blackout_stall_cycles", s.blackout_stall_cycles},
+        {"critical_wakeups", s.critical_wakeups},
+        {"static_energy", gating::static_energy(s, p)},
+        {"static_energy_savings", r.static_energy_savings},
+        {"final_idle_detect", r.final_idle_detect},
+        {"idle_detect_increments", s.idle_detect_increments},
+        {"idle_detect_decrements", s.idle_detect_decrements},
+    };
     j["idle_periods"] = {
         {"below_idle_detect", s.idle_periods.below_idle_detect},
         {"up_to_break_even", s.idle_periods.up_to_break_even},

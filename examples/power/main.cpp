@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "gpu_activity.hpp"
 
+#include "../common/command_line.hpp"
 #include "../common/gpu_runner.hpp"
 #include "../common/kernel_dir.hpp"
 #include "../common/tool_main.hpp"
@@ -326,12 +327,7 @@ int tool_main(int argc, char** argv) {
     auto* mapping =
         app.add_subcommand("mapping", "print which GPU counter drives which power component");
 
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        const int code = app.exit(e);
-        return code == 0 ? 0 : 2;
-    }
+    if (const auto code = example::parse_command_line(app, argc, argv)) return *code;
     try {
         if (*mapping) {
             std::cout << example::mapping_table();

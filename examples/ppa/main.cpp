@@ -1,5 +1,6 @@
 // warpkit-ppa: area and power of one multiprocessor versus its SPs (paper 004, Chapter 5),
 // from the analytic model calibrated to Table 5.3, and where more SMs beat wider SMs.
+#include "../common/command_line.hpp"
 #include "../common/tool_main.hpp"
 
 #include <warpkit/core/params.hpp>
@@ -19,11 +20,7 @@ int tool_main(int argc, char** argv) {
     std::vector<std::string> overrides;
     app.add_option("--set", overrides,
                    "override a calibration target, e.g. area_gain_pct[1]=80 (repeatable)");
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        return app.exit(e) == 0 ? 0 : 2;
-    }
+    if (const auto code = example::parse_command_line(app, argc, argv)) return *code;
     try {
         warpkit::ppa::scaling_targets t;
         warpkit::apply_overrides(t, overrides);

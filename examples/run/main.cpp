@@ -10,6 +10,7 @@
 //   warpkit-run --list-presets                                 the presets, a line each
 //   warpkit-run [--preset P] [--config F] [--set k=v]... --dump-params
 //                                                              the parameters as JSON, no run
+#include "../common/command_line.hpp"
 #include "../common/gpu_runner.hpp"
 #include "../common/params_cli.hpp"
 #include "../common/tool_main.hpp"
@@ -103,9 +104,7 @@ void run_ptx(const std::string& preset, const std::string& ptx_file, const std::
     std::printf("  memory: %llu global accesses (%.2f transactions each), %llu shared, %llu "
                 "constant\n",
                 static_cast<unsigned long long>(t.global_accesses),
-                t.global_accesses == 0 ? 0.0
-                                       : static_cast<double>(t.global_transactions) /
-                                             static_cast<double>(t.global_accesses),
+                example::per(t.global_transactions, t.global_accesses),
                 static_cast<unsigned long long>(t.shared_accesses),
                 static_cast<unsigned long long>(t.const_accesses));
     std::printf("  simulated %.0f warp instructions per second (%.2f s)\n",
@@ -170,11 +169,7 @@ int tool_main(int argc, char** argv) {
     app.add_option("--json", json_out, "write params and stats as JSON to this file");
     app.add_flag("--print-params", print_params, "print the preset's parameters");
     isa->excludes(ptx);
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        return app.exit(e) == 0 ? 0 : 2;
-    }
+    if (const auto code = example::parse_command_line(app, argc, argv)) return *code;
 
     try {
         if (presets.print_requested(std::cout)) return 0;

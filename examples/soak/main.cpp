@@ -8,6 +8,7 @@
 //   warpkit-soak [--cycles N] [--preset NAME]... [--kernels DIR] [--config F.json]
 //                [--set key=value]... [--max-growth-mb MB]
 //   warpkit-soak --list-presets | [--preset NAME] [--config F] [--set k=v]... --dump-params
+#include "../common/command_line.hpp"
 #include "../common/gpu_runner.hpp"
 #include "../common/kernel_dir.hpp"
 #include "../common/params_cli.hpp"
@@ -142,11 +143,7 @@ int tool_main(int argc, char** argv) {
     app.add_option("--max-growth-mb", max_growth_mb,
                    "fail when a preset's resident memory grows by more than this from its warm "
                    "point to its end (0: report only)");
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        return app.exit(e) == 0 ? 0 : 2;
-    }
+    if (const auto code = example::parse_command_line(app, argc, argv)) return *code;
 
     try {
         if (!presets.empty()) params.preset = presets.front(); // the one --dump-params prints

@@ -9,6 +9,7 @@
 //   warpkit-sweep merge OUT IN...                joins shards' tables into OUT.csv, OUT.jsonl
 #include "driver.hpp"
 
+#include "../common/command_line.hpp"
 #include "../common/tool_main.hpp"
 
 #include <warpkit/core/error.hpp>
@@ -270,11 +271,7 @@ int merge_main(int argc, char** argv) {
     app.add_option("OUT", out, "output prefix: writes OUT.csv and OUT.jsonl")->required();
     app.add_option("IN", inputs, "shard tables (prefix, .csv or .jsonl: the .jsonl is read)")
         ->required();
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        return app.exit(e) == 0 ? 0 : 2;
-    }
+    if (const auto code = example::parse_command_line(app, argc, argv)) return *code;
     std::map<std::string, json> rows;
     std::vector<std::string> cols;
     for (const auto& in : inputs) {
@@ -327,11 +324,7 @@ int tool_main(int argc, char** argv) {
                    "folder of warpkit-run and the other tools (default: warpkit-sweep's own)");
     app.add_flag("--quiet", o.quiet, "no progress line and no summary");
     app.add_flag("--list", o.list, "print the points (this shard's) and exit, run nothing");
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        return app.exit(e) == 0 ? 0 : 2;
-    }
+    if (const auto code = example::parse_command_line(app, argc, argv)) return *code;
     if (!shard.empty()) {
         const auto slash = shard.find('/');
         const auto digits = [](std::string_view t) {

@@ -26,6 +26,11 @@
 using namespace warpkit;
 
 namespace {
+
+// Every bundled kernel, each run on both machines by the comparisons below.
+const char* const all_bundled[] = {"vadd.s",   "reduce.s", "scan.s", "histogram.s",
+                                   "matmul.s", "sfu.s",    "bfs.s"};
+
 template <class Preset>
 func::global_memory run_timed(const isa::program& p, gpu::run_stats* out = nullptr) {
     const func::isa_kernel k(p, static_cast<std::uint32_t>(Preset::warp_size));
@@ -177,8 +182,7 @@ TEST_CASE("a cluster executes a 64-thread warp in twice the lane passes") {
 
 TEST_CASE("every bundled kernel computes the same on the fused GPU as on the scale-out GPU "
           "and functionally") {
-    for (const char* name :
-         {"vadd.s", "reduce.s", "scan.s", "histogram.s", "matmul.s", "sfu.s", "bfs.s"}) {
+    for (const char* name : all_bundled) {
         CAPTURE(name);
         const auto p = test::bundled_kernel(name);
         gpu::run_stats so_stats;
@@ -337,8 +341,7 @@ split_run run_split(const isa::program& prog, const gpu::gpu_params& p) {
 
 TEST_CASE("split: every bundled kernel computes the same with direct split and warp "
           "regrouping, with the same thread work, nothing lost") {
-    for (const char* name :
-         {"vadd.s", "reduce.s", "scan.s", "histogram.s", "matmul.s", "sfu.s", "bfs.s"}) {
+    for (const char* name : all_bundled) {
         CAPTURE(name);
         const auto p = test::bundled_kernel(name);
         // Threshold 0: any divergent warp splits its SM at the next check.

@@ -55,16 +55,14 @@ func::global_memory run(const isa::program& p) {
 #define KERNEL_RUNNERS pdom_f, ssy_f, fermi_t, tesla_t, amoeba_t
 
 TEST_CASE_TEMPLATE("vector add matches the C++ reference", R, KERNEL_RUNNERS) {
-    const auto p = test::bundled_kernel("vadd.s");
-    const auto mem = run<R>(p);
+    const auto mem = run<R>(test::bundled_kernel("vadd.s"));
     const auto c = mem.read(0x800, 256);
     for (std::uint32_t i = 0; i < 256; ++i)
         CHECK(c[i] == i + 3 * i + 1);
 }
 
 TEST_CASE_TEMPLATE("tree reduction matches the C++ reference", R, KERNEL_RUNNERS) {
-    const auto p = test::bundled_kernel("reduce.s");
-    const auto mem = run<R>(p);
+    const auto mem = run<R>(test::bundled_kernel("reduce.s"));
     const auto out = mem.read(0x800, 4);
     for (std::uint32_t b = 0; b < 4; ++b) {
         std::uint32_t sum = 0;
@@ -137,8 +135,7 @@ TEST_CASE_TEMPLATE("BFS levels match a C++ breadth-first search", R, KERNEL_RUNN
 
 TEST_CASE_TEMPLATE("tiled matrix multiply matches the C++ reference bit for bit", R,
                    KERNEL_RUNNERS) {
-    const auto p = test::bundled_kernel("matmul.s");
-    const auto mem = run<R>(p);
+    const auto mem = run<R>(test::bundled_kernel("matmul.s"));
     const std::size_t n = 32;
     const auto a = mem.read(0x0, n * n);
     const auto b = mem.read(0x1000, n * n);
@@ -153,8 +150,7 @@ TEST_CASE_TEMPLATE("tiled matrix multiply matches the C++ reference bit for bit"
 }
 
 TEST_CASE_TEMPLATE("prefix scan matches the C++ reference", R, KERNEL_RUNNERS) {
-    const auto p = test::bundled_kernel("scan.s");
-    const auto mem = run<R>(p);
+    const auto mem = run<R>(test::bundled_kernel("scan.s"));
     const auto in = mem.read(0x0, 256);
     const auto out = mem.read(0x800, 256);
     for (std::size_t blk = 0; blk < 2; ++blk) {
@@ -167,8 +163,7 @@ TEST_CASE_TEMPLATE("prefix scan matches the C++ reference", R, KERNEL_RUNNERS) {
 }
 
 TEST_CASE_TEMPLATE("special-function kernel matches the C++ reference", R, KERNEL_RUNNERS) {
-    const auto p = test::bundled_kernel("sfu.s");
-    const auto mem = run<R>(p);
+    const auto mem = run<R>(test::bundled_kernel("sfu.s"));
     const auto x = mem.read(0x0, 256);
     const auto y = mem.read(0x400, 256);
     for (std::size_t i = 0; i < 256; ++i) {

@@ -3,6 +3,8 @@
 // their own addresses, wired to a memory_system the way gpu::run wires them (one reply into
 // each SM before its tick, one request out after it, then one core cycle of the memory side).
 
+#include "scripted_source.hpp"
+
 #include <warpkit/core/lane_mask.hpp>
 #include <warpkit/gating/no_gating.hpp>
 #include <warpkit/func/instruction_source.hpp>
@@ -29,52 +31,7 @@ struct step {
 };
 
 /// Warps of hand-written steps; records the cycle each step issues at.
-class addressed_source {
-public:
-    explicit addressed_source(std::vector<std::vector<step>> code)
-        : code_(std::move(code)), pos_(code_.size(), 0), issued_at_(code_.size()) {}
-
-    [[nodiscard]] bool finished(std::uint32_t s) const { return pos_[s] >= code_[s].size(); }
-    [[nodiscard]] bool at_barrier(std::uint32_t) const { return false; }
-    [[nodiscard]] const warpkit::isa::static_inst* peek(std::uint32_t s, std::size_t i) const {
-        for (std::size_t k = 0; k < i; ++k)
-            if (pos_[s] + k >= code_[s].size() || code_[s][pos_[s] + k].si.is_exit) return nullptr;
-        return pos_[s] + i < code_[s].size() ? &code_[s][pos_[s] + i].si : nullptr;
-    }
-    warpkit::isa::dynamic_inst<32> execute(std::uint32_t s, warpkit::func::exec_site site) {
-        const step& st = code_[s][pos_[s]++];
-        warpkit::isa::dynamic_inst<32> d;
-        d.si = st.si;
-        d.warp = s;
-        d.active = warpkit::warp_mask::full();
-        for (std::size_t l = 0; l < 32; ++l)
-            d.addr[l] = st.base + l * st.stride;
-        issued_at_[s].push_back(site.clock);
-        return d;
-    }
-    std::uint32_t start_block(std::uint32_t, std::uint32_t, std::span<const std::uint32_t>) {
-        return static_cast<std::uint32_t>(code_.size());
-    }
-    [[nodiscard]] bool barrier_complete(std::uint32_t) const { return false; }
-    void release_barrier(std::uint32_t) {}
-    [[nodiscard]] bool block_finished(std::uint32_t) const {
-        for (std::size_t s = 0; s < code_.size(); ++s)
-            if (!finished(static_cast<std::uint32_t>(s))) return false;
-        return true;
-    }
-    [[nodiscard]] std::uint32_t pc(std::uint32_t s) const {
-        return static_cast<std::uint32_t>(pos_[s]);
-    }
-    /// Cycles at which warp `s`'s steps issued.
-    [[nodiscard]] const std::vector<std::uint64_t>& issued_at(std::size_t s) const {
-        return issued_at_[s];
-    }
-
-private:
-    std::vector<std::vector<step>> code_;
-    std::vector<std::size_t> pos_;
-    std::vector<std::vector<std::uint64_t>> issued_at_;
-};
+using addressed_source = step_source<step>;
 
 inline warpkit::isa::static_inst mem_inst(warpkit::isa::mem_space space, warpkit::isa::mem_op op,
                                           warpkit::isa::reg_id dst) {

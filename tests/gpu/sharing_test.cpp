@@ -74,6 +74,19 @@ outcome run_bfs(const func::isa_kernel& k, const gpu::gpu_params& p) {
     return o;
 }
 
+// Runs `k` without sharing, then in clusters of 2 and of 4: every shared run computes the same
+// memory, and `check(shared, base, s)` checks the rest.
+template <class Check>
+void compare_clusters(const func::isa_kernel& k, Check check) {
+    const auto base = run(k, fermi(1));
+    for (std::uint32_t s : {2U, 4U}) {
+        CAPTURE(s);
+        const auto r = run(k, fermi(s));
+        CHECK(r.mem == base.mem);
+        check(r, base, s);
+    }
+}
+
 double fraction(const gpu::run_stats& r) {
     return rc::sharing_fraction(r.sharing);
 }
@@ -189,12 +202,7 @@ join:
     STG r12, r6
     EXIT
 )");
-    const func::isa_kernel k(p);
-    const auto base = run(k, fermi(1));
-    for (std::uint32_t s : {2U, 4U}) {
-        CAPTURE(s);
-        const auto r = run(k, fermi(s));
-        CHECK(r.mem == base.mem);
+    compare_clusters(func::isa_kernel(p), [](const outcome& r, const outcome&, std::uint32_t s) {
         CHECK(r.stats.sharing.ungroups == 0);
         CHECK(fraction(r.stats) == 1.0);
         CHECK(r.stats.sharing.ctrl_packets == 0);
@@ -213,7 +221,7 @@ join:
                 CHECK(r.sms[i].front_end_gated_cycles == r.sm[i].cycles);
             }
         }
-    }
+    });
 }
 
 TEST_CASE("warps that exit early: the members' next blocks take the same warp slots") {
@@ -249,16 +257,11 @@ loop:
 done:
     EXIT
 )");
-    const func::isa_kernel k(p);
-    const auto base = run(k, fermi(1));
-    for (std::uint32_t s : {2U, 4U}) {
-        CAPTURE(s);
-        const auto r = run(k, fermi(s));
-        CHECK(r.mem == base.mem);
+    compare_clusters(func::isa_kernel(p), [](const outcome& r, const outcome& base, std::uint32_t) {
         CHECK(r.stats.total.warp_instructions == base.stats.total.warp_instructions);
         CHECK(r.stats.sharing.ungroups == 0);
         CHECK(fraction(r.stats) == 1.0);
-    }
+    });
 }
 
 TEST_CASE("branches on the block index: SM divergence ungroups the clusters") {
@@ -287,14 +290,11 @@ TEST_CASE("branches on the block index: SM divergence ungroups the clusters") {
     SUBCASE("lanes below the block index take the branch: the masks differ") {
         const auto k = kernel("    MVI r6, 7\n    SLT r4, r1, r2\n    SSY out\n    BEQ r4, out\n"
                               "    MVI r6, 9\n");
-        const auto base = run(k, fermi(1));
-        for (std::uint32_t s : {2U, 4U}) {
-            const auto r = run(k, fermi(s));
-            CHECK(r.mem == base.mem);
+        compare_clusters(k, [](const outcome& r, const outcome&, std::uint32_t s) {
             CHECK(causes(r.stats, rc::ungroup_cause::mask_mismatch) == 16 / s);
             CHECK(fraction(r.stats) < 1.0);
             CHECK(r.stats.sharing.independent_cycles > 0);
-        }
+        });
     }
     SUBCASE("with hint_policy::ungroup the flagged branch ungroups before any compare") {
         const auto k = kernel("    MVI r6, 7\n    SLT r4, r1, r2\n    SSY out\n    BEQ r4, out\n"

@@ -74,10 +74,7 @@ TEST_CASE("bypass: fused columns on a 4x2 mesh") {
     CHECK(noc_test::one(plain, 5, 3).latency() == 7 + 15);
     // Everything still arrives under load.
     mesh<> loaded(bypass_columns(base, {1}));
-    noc_test::driver d(loaded.nodes());
-    warpkit::rng r(9);
-    d.run(loaded, r, 10000, 0.1, 4, false);
-    d.check_conserved(loaded);
+    noc_test::run_conserved(loaded, 9, 10000, 0.1, 4, false);
 }
 
 TEST_CASE("bypass: invalid configurations are rejected with the field named") {

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <utility>
 
 using namespace warpkit::noc;
 
@@ -27,27 +28,18 @@ TEST_CASE("InstPacket encoding against hand-assembled bits") {
     CHECK(decode_inst(0x14EABEEF08864280ULL) == p);
 
     // One field at a time: its lowest bit lands where the layout says.
-    inst_packet q;
-    q.warp = 1;
-    CHECK(encode(q) == 0x0400000000000000ULL); // bit 58
-    q = {};
-    q.fu = 1;
-    CHECK(encode(q) == 0x0040000000000000ULL); // bit 54
-    q = {};
-    q.op = 1;
-    CHECK(encode(q) == 0x0001000000000000ULL); // bit 48
-    q = {};
-    q.imm = 1;
-    CHECK(encode(q) == 0x0000000100000000ULL); // bit 32
-    q = {};
-    q.reg[0] = 1;
-    CHECK(encode(q) == 0x0000000008000000ULL); // bit 27
-    q = {};
-    q.reg[4] = 1;
-    CHECK(encode(q) == 0x0000000000000080ULL); // bit 7
+    const std::pair<inst_packet, std::uint64_t> one_field[] = {
+        {{1, 0, 0, 0, {}}, 0x0400000000000000ULL},              // warp: bit 58
+        {{0, 1, 0, 0, {}}, 0x0040000000000000ULL},              // fu: bit 54
+        {{0, 0, 1, 0, {}}, 0x0001000000000000ULL},              // op: bit 48
+        {{0, 0, 0, 1, {}}, 0x0000000100000000ULL},              // imm: bit 32
+        {{0, 0, 0, 0, {1, 0, 0, 0, 0}}, 0x0000000008000000ULL}, // r0: bit 27
+        {{0, 0, 0, 0, {0, 0, 0, 0, 1}}, 0x0000000000000080ULL}, // r4: bit 7
+    };
+    for (const auto& [q, bits] : one_field)
+        CHECK(encode(q) == bits);
     // Every field full: all but the 7 spare bits.
-    q = {63, 15, 63, 0xFFFF, {31, 31, 31, 31, 31}};
-    CHECK(encode(q) == 0xFFFFFFFFFFFFFF80ULL);
+    CHECK(encode(inst_packet{63, 15, 63, 0xFFFF, {31, 31, 31, 31, 31}}) == 0xFFFFFFFFFFFFFF80ULL);
 }
 
 TEST_CASE("MemPacket and CtrlPacket encodings against hand-assembled bits") {

@@ -2,6 +2,7 @@
 // 2 - sqrt(2) saturation throughput), iSLIP with virtual output queues, packet integrity.
 
 #include "noc_test_util.hpp"
+#include "uniform_traffic.hpp"
 
 #include <warpkit/core/rng.hpp>
 #include <warpkit/noc/crossbar.hpp>
@@ -23,18 +24,11 @@ double saturation(X& x, std::uint64_t cycles) {
     std::uint64_t flits = 0;
     for (std::uint64_t c = 0; c < cycles; ++c) {
         for (node_id s = 0; s < n; ++s)
-            while (x.can_inject(s)) {
-                packet<> pk;
-                pk.src = s;
-                pk.dst = static_cast<node_id>(r.below(n));
-                x.inject(pk);
-            }
-        x.tick();
-        for (node_id d = 0; d < n; ++d)
-            while (x.can_eject(d)) {
-                const auto pk = x.eject(d);
-                if (c > cycles / 10) flits += pk.flits;
-            }
+            while (x.can_inject(s))
+                noc_traffic::inject_uniform(x, r, s);
+        noc_traffic::tick_and_take(x, [&](const packet<>& pk) {
+            if (c > cycles / 10) flits += pk.flits;
+        });
     }
     return static_cast<double>(flits) /
            (static_cast<double>(cycles - cycles / 10 - 1) * static_cast<double>(n));
@@ -94,10 +88,7 @@ TEST_CASE("crossbar keeps packets whole and conserves them under load") {
         p.output_buffer_flits = 3;
         p.eject_queue_packets = 2;
         crossbar<> x(p);
-        noc_test::driver d(x.nodes());
-        warpkit::rng r(31);
-        d.run(x, r, 20000, 0.12, 6, true);
-        d.check_conserved(x);
+        noc_test::run_conserved(x, 31, 20000, 0.12, 6, true);
         const auto s = x.stats();
         CHECK(s.router_traversals == s.flits_ejected);
         CHECK(s.routers.size() == 1);

@@ -66,10 +66,7 @@ TEST_CASE_TEMPLATE("network law: conservation under random load", N, ideal, xbar
                    mesh_islip, mesh_rr) {
     N net = make<N>();
     CHECK(net.idle());
-    noc_test::driver d(net.nodes());
-    warpkit::rng r(2024);
-    d.run(net, r, 20000, 0.08, 5, true);
-    d.check_conserved(net);
+    const auto d = noc_test::run_conserved(net, 2024, 20000, 0.08, 5, true);
     CHECK(d.injected_packets > 10000);
     // Once the last credits are home, idle networks do nothing.
     for (int i = 0; i < 100; ++i)

@@ -124,10 +124,8 @@ TEST_CASE("mesh conserves packets and flits under random load") {
     for (const auto& c : configs()) {
         CAPTURE(c.name);
         mesh<> m(c.p);
-        noc_test::driver d(m.nodes());
-        warpkit::rng r(42);
-        d.run(m, r, 30000, c.p_packet, c.max_flits, c.both_classes);
-        d.check_conserved(m);
+        const auto d =
+            noc_test::run_conserved(m, 42, 30000, c.p_packet, c.max_flits, c.both_classes);
         CHECK(d.injected_packets > 10000);
         for (int i = 0; i < 50; ++i) // the last credits on their way back
             m.tick();
@@ -138,10 +136,7 @@ TEST_CASE("mesh conserves packets and flits under random load") {
 TEST_CASE("mesh with the round-robin allocator conserves packets too") {
     mesh_params p = booksim_mesh(4, 2, 4);
     mesh<std::uint64_t, round_robin> m(p);
-    noc_test::driver d(m.nodes());
-    warpkit::rng r(3);
-    d.run(m, r, 20000, 0.15, 4, true);
-    d.check_conserved(m);
+    noc_test::run_conserved(m, 3, 20000, 0.15, 4, true);
 }
 
 TEST_CASE("mesh credits are conserved on every channel and never exceed the buffer") {
@@ -189,10 +184,7 @@ TEST_CASE("XY routing does not deadlock under saturation") {
 TEST_CASE("mesh stats: traversals and buffer activity add up") {
     mesh_params p = booksim_mesh(4, 2, 4);
     mesh<> m(p);
-    noc_test::driver d(m.nodes());
-    warpkit::rng r(5);
-    d.run(m, r, 5000, 0.05, 3, false);
-    d.check_conserved(m);
+    const auto d = noc_test::run_conserved(m, 5, 5000, 0.05, 3, false);
     const auto s = m.stats();
     // Every flit is written into and read out of one buffer per router it crosses, and
     // crosses one link fewer than routers.

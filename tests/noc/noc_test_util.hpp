@@ -151,6 +151,18 @@ struct driver {
     }
 };
 
+/// Runs `cycles` of random traffic (see driver::run) into `net` from a generator seeded with
+/// `seed`, drains it and checks that everything came out; returns the driver's counters.
+template <class Net>
+driver run_conserved(Net& net, std::uint64_t seed, std::uint64_t cycles, double p_packet,
+                     std::uint32_t max_flits, bool both_classes) {
+    driver d(net.nodes());
+    warpkit::rng r(seed);
+    d.run(net, r, cycles, p_packet, max_flits, both_classes);
+    d.check_conserved(net);
+    return d;
+}
+
 /// A named network configuration under random load: packets per node and cycle, the
 /// largest packet, and whether both traffic classes are offered.
 template <class Params>

@@ -198,10 +198,8 @@ TEST_CASE("every routing policy delivers every packet over a minimal path under 
             p.check_credits = true;
             mesh<> m(p);
             probe<mesh<>> net(m);
-            noc_test::driver d(m.nodes());
-            warpkit::rng rng(42);
-            d.run(net, rng, 6000, c.p_packet, c.max_flits, c.both_classes);
-            d.check_conserved(net);
+            const auto d =
+                noc_test::run_conserved(net, 42, 6000, c.p_packet, c.max_flits, c.both_classes);
             CHECK(d.injected_packets > 2000);
             CHECK(net.credit_bad == 0);
             CHECK(net.turns.bad == 0);
@@ -246,10 +244,7 @@ TEST_CASE("adaptive policies and o1turn use the turns dimension order never take
         p.routing = r;
         mesh<> m(p);
         probe<mesh<>> net(m);
-        noc_test::driver d(m.nodes());
-        warpkit::rng rng(5);
-        d.run(net, rng, 3000, 0.15, 4, false);
-        d.check_conserved(net);
+        noc_test::run_conserved(net, 5, 3000, 0.15, 4, false);
         CHECK(net.turns.bad == 0);
         if (r == mesh_routing::xy) {
             CHECK(net.turns.y_to_x == 0);
@@ -270,10 +265,7 @@ TEST_CASE("adaptive routing is deterministic") {
         std::array<network_stats, 2> s;
         for (auto& out : s) {
             mesh<> m(p);
-            noc_test::driver d(m.nodes());
-            warpkit::rng rng(9);
-            d.run(m, rng, 3000, 0.2, 4, true);
-            d.check_conserved(m);
+            noc_test::run_conserved(m, 9, 3000, 0.2, 4, true);
             out = m.stats();
         }
         CHECK(s[0].packet_latency.sum() == s[1].packet_latency.sum());
@@ -418,10 +410,7 @@ TEST_CASE("routing with bypassed routers") {
         p.check_credits = true;
         mesh<> m(p);
         probe<mesh<>> net(m);
-        noc_test::driver d(m.nodes());
-        warpkit::rng rng(3);
-        d.run(net, rng, 4000, 0.05, 3, false);
-        d.check_conserved(net);
+        noc_test::run_conserved(net, 3, 4000, 0.05, 3, false);
         CHECK(net.credit_bad == 0);
         CHECK(net.turns.bad == 0);
         CHECK(m.stats().bypass_traversals > 0);

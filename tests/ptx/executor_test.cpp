@@ -31,12 +31,32 @@ const std::string header = ".version 9.0\n.target sm_75\n.address_size 64\n";
 
 using ptx_test::device;
 
+// The head of a kernel `name(.param .u64 out)` declaring `preds` predicates, `words` 32-bit
+// and `wides` 64-bit registers, up to loading `out` into %rd1; the body follows on the next
+// line.
+std::string entry_with_out(const std::string& name, int preds, int words, int wides) {
+    return "\n.visible .entry " + name + "(.param .u64 out)\n{\n    .reg .pred %p<" +
+           std::to_string(preds) + ">;\n    .reg .b32 %r<" + std::to_string(words) +
+           ">;\n    .reg .b64 %rd<" + std::to_string(wides) + ">;\n    ld.param.u64 %rd1, [out];";
+}
+
 // A kernel parsed and prepared from PTX text.
 struct compiled {
     ptx::module m;
     ptx::kernel k;
     compiled(const std::string& body, const std::string& entry, ptx::kernel_options o = {})
         : m(ptx::parse_ptx(header + body, "test.ptx")), k(m, entry, o) {}
+};
+
+// Device memory with one output buffer of `bytes` bytes, and a launch of `c` as one block of
+// `threads` threads whose only parameter is that buffer.
+struct one_block {
+    device dev;
+    std::uint64_t out;
+    ptx::launch l;
+    one_block(const compiled& c, std::uint32_t threads, std::uint64_t bytes)
+        : out(dev.alloc(bytes)),
+          l(c.k, {1, 1, 1}, {threads, 1, 1}, ptx::param_pack(c.k).add(out).bytes()) {}
 };
 
 // The thread-instruction total of a timed run, from every SM's source.
@@ -61,13 +81,7 @@ std::size_t op_index(ptx::op o) {
 namespace {
 // out[tid] = (odd ? (tid % 4 == 1 ? 110 : 10) : 20) + 1000 * (1 + 2 + ... + tid % 5); then a
 // do-while loop of tid % 3 + 1 trips adds 7 each, and an early exit for tid == 37 leaves 0.
-const std::string branches = R"(
-.visible .entry branches(.param .u64 out)
-{
-    .reg .pred %p<6>;
-    .reg .b32 %r<12>;
-    .reg .b64 %rd<4>;
-    ld.param.u64 %rd1, [out];
+const std::string branches = entry_with_out("branches", 6, 12, 4) + R"(
     mov.u32 %r1, %tid.x;
     setp.eq.s32 %p5, %r1, 37;
     @%p5 bra $L_exit;
@@ -125,10 +139,9 @@ std::vector<std::uint32_t> branches_expected(std::uint32_t n) {
 TEST_CASE_TEMPLATE("ptx executor: if/else, nested ifs, data-dependent loops reconverge", Stack,
                    pdom, ssy) {
     const compiled c(branches, "branches");
-    device dev;
     const std::uint32_t n = 96;
-    const std::uint64_t out = dev.alloc(4 * n);
-    const ptx::launch l(c.k, {1, 1, 1}, {n, 1, 1}, ptx::param_pack(c.k).add(out).bytes());
+    one_block run(c, n, 4 * n);
+    auto& [dev, out, l] = run;
     const auto st = func::run_functional<32, Stack>(l, dev.mem);
     CHECK(dev.get<std::uint32_t>(out, n) == branches_expected(n));
     // Every warp runs the store once with all its live lanes: the paths reconverged.
@@ -142,9 +155,8 @@ TEST_CASE_TEMPLATE("ptx executor: peek predicts exactly the instructions a warp 
     // The timing model buffers what peek returns; a reconvergence point ends the prediction,
     // as a branch does, because the stack may switch to another path there.
     const compiled c(branches, "branches");
-    device dev;
-    const std::uint64_t out = dev.alloc(4 * 64);
-    const ptx::launch l(c.k, {1, 1, 1}, {64, 1, 1}, ptx::param_pack(c.k).add(out).bytes());
+    one_block run(c, 64, 4 * 64);
+    auto& [dev, out, l] = run;
     func::ptx_source<32, Stack> src(l, dev.mem, 2, 1, 0);
     const std::uint32_t slots[] = {0, 1};
     REQUIRE(src.start_block(0, 0, slots) == 2);
@@ -200,13 +212,7 @@ TEST_CASE("ptx executor: reconvergence points are immediate post-dominators") {
 }
 
 TEST_CASE("ptx executor: thread instructions count active lanes whose guard is true") {
-    const compiled c(R"(
-.visible .entry guards(.param .u64 out)
-{
-    .reg .pred %p<2>;
-    .reg .b32 %r<4>;
-    .reg .b64 %rd<3>;
-    ld.param.u64 %rd1, [out];
+    const compiled c(entry_with_out("guards", 2, 4, 3) + R"(
     mov.u32 %r1, %tid.x;
     mov.u32 %r2, 0;
     setp.lt.u32 %p1, %r1, 8;
@@ -221,9 +227,8 @@ $L_skip:
 }
 )",
                      "guards");
-    device dev;
-    const std::uint64_t out = dev.alloc(4 * 40);
-    const ptx::launch l(c.k, {1, 1, 1}, {40, 1, 1}, ptx::param_pack(c.k).add(out).bytes());
+    one_block run(c, 40, 4 * 40);
+    auto& [dev, out, l] = run;
     const auto st = func::run_functional(l, dev.mem);
     const auto v = dev.get<std::uint32_t>(out, 40);
     for (std::uint32_t t = 0; t < 40; ++t)
@@ -382,13 +387,7 @@ TEST_CASE("ptx executor: atomics and reductions run lane by lane") {
 // --- warp-level instructions --------------------------------------------------------------
 
 TEST_CASE_TEMPLATE("ptx executor: shfl.sync, vote.sync and activemask", Stack, pdom, ssy) {
-    const compiled c(R"(
-.visible .entry warp(.param .u64 out)
-{
-    .reg .pred %p<8>;
-    .reg .b32 %r<24>;
-    .reg .b64 %rd<4>;
-    ld.param.u64 %rd1, [out];
+    const compiled c(entry_with_out("warp", 8, 24, 4) + R"(
     mov.u32 %r1, %laneid;
     mul.lo.s32 %r2, %r1, 10;
     shfl.sync.up.b32 %r3|%p1, %r2, 1, 0, -1;
@@ -429,9 +428,8 @@ $L_after:
 }
 )",
                      "warp");
-    device dev;
-    const std::uint64_t out = dev.alloc(64 * 32);
-    const ptx::launch l(c.k, {1, 1, 1}, {32, 1, 1}, ptx::param_pack(c.k).add(out).bytes());
+    one_block run(c, 32, 64 * 32);
+    auto& [dev, out, l] = run;
     (void)func::run_functional<32, Stack>(l, dev.mem);
     const auto v = dev.get<std::uint32_t>(out, 16 * 32);
     for (std::uint32_t l8 = 0; l8 < 32; ++l8) {
@@ -515,11 +513,10 @@ TEST_CASE("ptx executor: local, shared, constant, global and generic addresses")
     CHECK(c.k.constant_bank()[8] == 3);
     REQUIRE(c.k.globals().size() == 1);
     CHECK(c.k.globals()[0].address == ptx::global_variable_base);
-    device dev;
-    func::load_globals(c.k, dev.mem);
     const std::uint32_t n = 32;
-    const std::uint64_t out = dev.alloc(24 * n);
-    const ptx::launch l(c.k, {1, 1, 1}, {n, 1, 1}, ptx::param_pack(c.k).add(out).bytes());
+    one_block run(c, n, 24 * n);
+    auto& [dev, out, l] = run;
+    func::load_globals(c.k, dev.mem);
     (void)func::run_functional(l, dev.mem);
     const auto v = dev.get<std::uint32_t>(out, 6 * n);
     for (std::uint32_t t = 0; t < n; ++t) {
@@ -586,9 +583,8 @@ TEST_CASE("ptx executor: shared, local and constant addresses wrap at 32 bits") 
     const std::uint32_t n = 8;
     for (const bool timed : {false, true}) {
         CAPTURE(timed);
-        device dev;
-        const std::uint64_t out = dev.alloc(32 * n);
-        const ptx::launch l(c.k, {1, 1, 1}, {n, 1, 1}, ptx::param_pack(c.k).add(out).bytes());
+        one_block run(c, n, 32 * n);
+        auto& [dev, out, l] = run;
         if (timed)
             (void)run_timed<gpu::fermi_gtx480>(l, dev.mem);
         else
@@ -607,10 +603,9 @@ TEST_CASE("ptx executor: shared, local and constant addresses wrap at 32 bits") 
 
 TEST_CASE("ptx executor: the timing model sees each lane's address in its state space") {
     const compiled c(spaces, "spaces");
-    device dev;
+    one_block run(c, 64, 24 * 64);
+    auto& [dev, out, l] = run;
     func::load_globals(c.k, dev.mem);
-    const std::uint64_t out = dev.alloc(24 * 64);
-    const ptx::launch l(c.k, {1, 1, 1}, {64, 1, 1}, ptx::param_pack(c.k).add(out).bytes());
     func::ptx_source<32, pdom> src(l, dev.mem, 2, 1, 0);
     const std::uint32_t slots[] = {0, 1};
     REQUIRE(src.start_block(0, 0, slots) == 2);
@@ -749,13 +744,8 @@ $L_neg:
     shl.b32 %r3, %r2, 1;
     st.param.b32 [ret], %r3;
     ret;
-}
-.visible .entry caller(.param .u64 out)
-{
-    .reg .pred %p<2>;
-    .reg .b32 %r<6>;
-    .reg .b64 %rd<3>;
-    ld.param.u64 %rd1, [out];
+})" + entry_with_out("caller", 2, 6, 3) +
+                          R"(
     mov.u32 %r1, %tid.x;
     add.s32 %r1, %r1, -4;
     mov.u32 %r3, 7;
@@ -788,10 +778,9 @@ $L_neg:
 TEST_CASE_TEMPLATE("ptx executor: device functions are inlined, nested and guarded calls included",
                    Stack, pdom, ssy) {
     const compiled c(calls, "caller");
-    device dev;
     const std::uint32_t n = 40;
-    const std::uint64_t out = dev.alloc(8 * n);
-    const ptx::launch l(c.k, {1, 1, 1}, {n, 1, 1}, ptx::param_pack(c.k).add(out).bytes());
+    one_block run(c, n, 8 * n);
+    auto& [dev, out, l] = run;
     (void)func::run_functional<32, Stack>(l, dev.mem);
     const auto v = dev.get<std::int32_t>(out, 2 * n);
     for (std::int32_t t = 0; t < static_cast<std::int32_t>(n); ++t) {
@@ -1014,9 +1003,8 @@ TEST_CASE_TEMPLATE("ptx executor: a cut warp's parts keep their lanes' registers
 }
 )",
                      "cut");
-    device dev;
-    const std::uint64_t out = dev.alloc(4 * 128);
-    const ptx::launch l(c.k, {1, 1, 1}, {64, 1, 1}, ptx::param_pack(c.k).add(out).bytes());
+    one_block run(c, 64, 4 * 128);
+    auto& [dev, out, l] = run;
     func::ptx_source<32, Stack> src(l, dev.mem, 3, 1, 0);
     CHECK(src.can_cut());
     const std::uint32_t slots[] = {0, 1};
@@ -1053,13 +1041,7 @@ TEST_CASE_TEMPLATE("ptx executor: a cut warp's parts keep their lanes' registers
 }
 
 TEST_CASE("ptx executor: a kernel with warp-collective instructions cannot be cut") {
-    const compiled c(R"(
-.visible .entry vote(.param .u64 out)
-{
-    .reg .pred %p<2>;
-    .reg .b32 %r<3>;
-    .reg .b64 %rd<2>;
-    ld.param.u64 %rd1, [out];
+    const compiled c(entry_with_out("vote", 2, 3, 2) + R"(
     mov.u32 %r1, %tid.x;
     setp.lt.u32 %p1, %r1, 5;
     vote.sync.ballot.b32 %r2, %p1, -1;
@@ -1068,9 +1050,8 @@ TEST_CASE("ptx executor: a kernel with warp-collective instructions cannot be cu
 }
 )",
                      "vote");
-    device dev;
-    const std::uint64_t out = dev.alloc(4);
-    const ptx::launch l(c.k, {1, 1, 1}, {32, 1, 1}, ptx::param_pack(c.k).add(out).bytes());
+    one_block run(c, 32, 4);
+    auto& [dev, out, l] = run;
     func::ptx_source<32, pdom> src(l, dev.mem, 2, 1, 0);
     CHECK_FALSE(src.can_cut());
 }

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <span>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -98,6 +99,23 @@ failure fails(const std::string& text) {
     return {};
 }
 
+// A text the parser refuses: where its parse_error points and what it says.
+struct refusal {
+    std::string text;
+    std::size_t line, column;
+    std::string message;
+};
+// Checks every row; with `in_kernel` each text is a kernel body (see wrap_kernel()).
+void check_refusals(std::span<const refusal> rows, bool in_kernel) {
+    for (const auto& r : rows) {
+        CAPTURE(r.text);
+        const failure f = fails(in_kernel ? wrap_kernel(r.text) : r.text);
+        CHECK(f.message == r.message);
+        CHECK(f.line == r.line);
+        CHECK(f.column == r.column);
+    }
+}
+
 void clear_positions(module& m) {
     m.file.clear();
     for (auto& v : m.variables)
@@ -114,38 +132,6 @@ void clear_positions(module& m) {
             i.pos = {};
     }
 }
-
-// The modifier fields of an instruction, in declaration order (for designated initialisers).
-struct mods {
-    op opcode = op::mov;
-    type t = type::none;
-    type t2 = type::none;
-    space sp = space::none;
-    rounding rnd = rounding::none;
-    cmp compare = cmp::none;
-    bool_op combine = bool_op::none;
-    mul_mode mode = mul_mode::none;
-    atom_op aop = atom_op::none;
-    shfl_mode shfl = shfl_mode::none;
-    vote_mode vote = vote_mode::none;
-    order sem = order::none;
-    scope sc = scope::none;
-    std::uint8_t vec = 1;
-    bool ftz = false;
-    bool sat = false;
-    bool approx = false;
-    bool full = false;
-    bool uni = false;
-    bool nc = false;
-    bool to = false;
-    bool cc = false;
-    bool shift_left = false;
-    bool wrap = false;
-    bool arrive = false;
-    bool warp = false;
-    bool shiftamt = false;
-    test_op test = test_op::none;
-};
 
 // The modifier fields of an instruction (everything but operands, guard and position).
 template <class A, class B>
@@ -390,7 +376,7 @@ TEST_CASE("ptx parser: modifiers land in their fields") {
     using enum op;
     struct row {
         const char* text;
-        mods want;
+        instruction want; ///< the modifiers; operands, guard and position unchecked
     };
     // clang-format off
     const row table[] = {
@@ -654,12 +640,13 @@ TEST_CASE("ptx parser: cache-policy qualifiers are accepted and dropped") {
     const instruction a =
         one("ld.global.nc.L1::no_allocate.L2::128B.v4.f32 {%f0, %f1, %f2, %f3}, [%rd1];");
     CHECK(same_modifiers(
-        a, mods{.opcode = op::ld, .t = type::f32, .sp = space::global, .vec = 4, .nc = true}));
+        a,
+        instruction{.opcode = op::ld, .t = type::f32, .sp = space::global, .vec = 4, .nc = true}));
     CHECK(mnemonic(a) == "ld.global.nc.v4.f32");
     CHECK(same_modifiers(one("st.global.wb.u32 [%rd1], %r1;"),
-                         mods{.opcode = op::st, .t = type::u32, .sp = space::global}));
+                         instruction{.opcode = op::st, .t = type::u32, .sp = space::global}));
     CHECK(same_modifiers(one("ld.global.cs.f32 %f1, [%rd1];"),
-                         mods{.opcode = op::ld, .t = type::f32, .sp = space::global}));
+                         instruction{.opcode = op::ld, .t = type::f32, .sp = space::global}));
     const failure f = fails(wrap_kernel("add.L2::128B.s32 %r1, %r2, %r3;"));
     CHECK(f.message == "unsupported modifier '.L2::128B' in 'add.L2::128B.s32'");
 }
@@ -951,13 +938,8 @@ TEST_CASE("ptx parser: declarations") {
 }
 
 TEST_CASE("ptx parser: errors name the instruction and the exact position") {
-    struct row {
-        std::string body;
-        std::size_t line, column;
-        std::string message;
-    };
     // Bodies start on line 8, column 1 (see wrap_kernel()).
-    const row table[] = {
+    const refusal table[] = {
         {"suld.b.2d.b32.trap {%r0}, [surf0, {%r1, %r2}];", 8, 1,
          "unsupported instruction 'suld.b.2d.b32.trap'"},
         {"tex.2d.v4.f32.f32 {%f0, %f1, %f2, %f3}, [tex0, {%f4, %f5}];", 8, 42,
@@ -1033,22 +1015,11 @@ TEST_CASE("ptx parser: errors name the instruction and the exact position") {
         {"/* open comment", 8, 1, "unterminated comment"},
         {"mov.u32 %r1, \"text", 8, 14, "unterminated string"},
     };
-    for (const auto& r : table) {
-        CAPTURE(r.body);
-        const failure f = fails(wrap_kernel(r.body));
-        CHECK(f.message == r.message);
-        CHECK(f.line == r.line);
-        CHECK(f.column == r.column);
-    }
+    check_refusals(table, true);
 }
 
 TEST_CASE("ptx parser: module-level and structural errors") {
-    struct row {
-        std::string text;
-        std::size_t line, column;
-        std::string message;
-    };
-    const row table[] = {
+    const refusal table[] = {
         {"", 1, 1, "expected '.version' at the start of the PTX, found end of file"},
         {".version 9\n.target sm_75\n", 1, 10, "bad .version '9' (expected major.minor, e.g. 9.0)"},
         {".version 9.0\n.target gfx90a\n", 2, 9,
@@ -1083,13 +1054,7 @@ TEST_CASE("ptx parser: module-level and structural errors") {
         {".version 9.0\n.target sm_75\n.texref t;\n", 3, 1,
          "unsupported directive '.texref' at module scope"},
     };
-    for (const auto& r : table) {
-        CAPTURE(r.text);
-        const failure f = fails(r.text);
-        CHECK(f.message == r.message);
-        CHECK(f.line == r.line);
-        CHECK(f.column == r.column);
-    }
+    check_refusals(table, false);
 }
 
 TEST_CASE("ptx parser: read_ptx names a missing file") {

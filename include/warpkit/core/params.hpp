@@ -230,6 +230,14 @@ void validate(const P& p) {
     detail::validate_tree(p, {});
 }
 
+/// `p` once validate(p) has passed, for the member initialiser of a part that keeps its
+/// params: `: p_(validated(p))` checks them before any other member is built from them.
+template <reflectable P>
+[[nodiscard]] const P& validated(const P& p) {
+    validate(p);
+    return p;
+}
+
 namespace detail {
 
 /// Levenshtein distance between two short strings (field paths).

@@ -40,10 +40,6 @@ struct units_params {
     WARPKIT_FIELDS(units_params, sp_count, sp_lanes, sfu_lanes, ldst_lanes, timing)
 };
 
-} // namespace warpkit::exec
-
-namespace warpkit::exec {
-
 /// All execution clusters of an SM, indexed 0 .. size()-1: the INT clusters of SP0..SPn-1,
 /// then their FP clusters, then the SFU cluster, then the LD/ST cluster. Each cluster is one
 /// gateable block; `busy_mask()` reports which blocks hold work this cycle.
@@ -54,7 +50,7 @@ public:
     using payload_type = Payload;
     using cluster_type = unit_cluster<Payload>;
 
-    explicit execution_units(const units_params& p = {}) : p_(checked(p)) {
+    explicit execution_units(const units_params& p = {}) : p_(validated(p)) {
         clusters_.reserve(size());
         for (std::uint32_t i = 0; i < p_.sp_count; ++i)
             clusters_.emplace_back(
@@ -156,11 +152,6 @@ public:
     [[nodiscard]] const units_params& params() const noexcept { return p_; }
 
 private:
-    static const units_params& checked(const units_params& p) {
-        validate(p);
-        return p;
-    }
-
     units_params p_;
     std::vector<cluster_type> clusters_;
 };

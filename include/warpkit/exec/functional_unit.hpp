@@ -150,8 +150,7 @@ private:
 
     static const timing_params& checked(isa::unit_class kind, const timing_params& t) {
         check(has_datapath(kind), "kind", static_cast<int>(kind), "int_alu, fp, sfu or ldst");
-        validate(t);
-        return t;
+        return validated(t);
     }
     [[nodiscard]] entry& slot(std::size_t i) noexcept {
         const std::size_t j = head_ + i;

@@ -57,10 +57,6 @@ struct cluster_stats {
                    active_threads, lane_ops)
 };
 
-} // namespace warpkit::exec
-
-namespace warpkit::exec {
-
 /// A cluster of `lanes` SIMT lanes of one unit class: one functional_unit, a power switch and
 /// lane activity counters (active threads per instruction, per-lane work, idle lane slots for
 /// lane clock gating). Thread i of a warp runs on physical lane i mod lanes.
@@ -72,7 +68,7 @@ public:
     using payload_type = Payload;
 
     explicit unit_cluster(const cluster_params& p = {})
-        : p_(checked(p)), unit_(p_.kind, p_.timing) {
+        : p_(validated(p)), unit_(p_.kind, p_.timing) {
         stats_.lane_ops.assign(p_.lanes, 0);
     }
 
@@ -151,11 +147,6 @@ public:
     }
 
 private:
-    static const cluster_params& checked(const cluster_params& p) {
-        validate(p);
-        return p;
-    }
-
     cluster_params p_;
     functional_unit<Payload> unit_;
     cluster_stats stats_{};

@@ -315,7 +315,7 @@ public:
     /// `p` drawn from `engine`. Throws config_error when `p` is out of range.
     synthetic_source(const synthetic_params& p, const rng& engine, std::uint32_t warp_slots,
                      std::uint32_t block_slots)
-        : p_(checked(p)), engine_(engine), warps_(warp_slots), blocks_(block_slots) {
+        : p_(validated(p)), engine_(engine), warps_(warp_slots), blocks_(block_slots) {
         for (auto& w : warps_)
             w.code.reserve(synthetic_stream_length(p_));
     }
@@ -434,11 +434,6 @@ private:
         std::uint32_t live = 0;
         std::uint32_t arrived = 0;
     };
-
-    static const synthetic_params& checked(const synthetic_params& p) {
-        validate(p);
-        return p;
-    }
 
     synthetic_params p_;
     rng engine_;

@@ -45,7 +45,7 @@ public:
     using stats_type = gating::stats;
     using policy_type = Policy;
 
-    explicit controller(const gating::params& p = {}) : p_(checked(p)), policy_(p_) {}
+    explicit controller(const gating::params& p = {}) : p_(validated(p)), policy_(p_) {}
 
     /// State for the current cycle.
     [[nodiscard]] power_state state() const noexcept { return state_; }
@@ -125,11 +125,6 @@ public:
     [[nodiscard]] Policy& policy() noexcept { return policy_; }
 
 private:
-    static const gating::params& checked(const gating::params& p) {
-        validate(p);
-        return p;
-    }
-
     event tick_on(const cycle_input& in) noexcept {
         ++s_.on_cycles;
         if (in.busy || in.demand) {

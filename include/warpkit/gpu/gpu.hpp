@@ -116,7 +116,7 @@ public:
     using scheduler_params = typename Policies::scheduler::params_type;
 
     explicit gpu(const gpu_params& p, const scheduler_params& sp = {})
-        : p_(checked(p)), sched_(sp) {}
+        : p_(validated(p)), sched_(sp) {}
 
     [[nodiscard]] const gpu_params& params() const noexcept { return p_; }
 
@@ -307,10 +307,6 @@ public:
     }
 
 private:
-    static const gpu_params& checked(const gpu_params& p) {
-        validate(p);
-        return p;
-    }
     gpu_params p_;
     scheduler_params sched_;
 };

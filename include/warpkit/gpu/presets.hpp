@@ -13,13 +13,16 @@
 #include <warpkit/simt/pdom_stack.hpp>
 #include <warpkit/simt/ssy_stack.hpp>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace warpkit::gpu {
 
 namespace detail {
 
-/// The figures of a preset's cores, as its source's table gives them.
+/// The figures of a preset's cores, as its source's table gives them, in the order of a table
+/// row: name, SMs, core MHz, schedulers, registers, shared bytes, warp slots, block slots,
+/// issue width, SP pipelines, SP lanes, SFU lanes, LD/ST lanes.
 struct core_figures {
     const char* name = "";
     std::uint32_t sms = 0;
@@ -62,6 +65,17 @@ inline void warp_in_rows(exec::timing_params& t, std::uint32_t rows) {
         op->initiation_interval = rows;
 }
 
+/// The parts every preset names: 32-thread warps without power gating, and its own warp stack,
+/// warp scheduler and coalescer.
+template <class Stack, class Scheduler, class Coalescer>
+struct preset_parts {
+    static constexpr std::size_t warp_size = 32;
+    using stack = Stack;
+    using scheduler = Scheduler;
+    using gating_policy = gating::no_gating;
+    using coalescer = Coalescer;
+};
+
 } // namespace detail
 
 /// NVIDIA GTX480 (Fermi) as in papers 001 and 003: 15 SMs at 700 MHz, 48 warps and 8 blocks
@@ -69,27 +83,11 @@ inline void warp_in_rows(exec::timing_params& t, std::uint32_t rows) {
 /// 16 double-clocked lanes, 4 SFUs, 16 LD/ST units, 32 shared-memory banks, 128-byte lines;
 /// the memory hierarchy of gtx480_memory(): 16 KB L1 with 64 MSHRs and 8 KB constant cache per
 /// SM, a crossbar, 6 partitions of 2 L2 slices of 64 KB and one GDDR5 channel at 924 MHz.
-struct fermi_gtx480 {
-    static constexpr std::size_t warp_size = 32;
-    using stack = simt::pdom_stack<32>;
-    using scheduler = issue::gto;
-    using gating_policy = gating::no_gating;
-    using coalescer = mem::line_coalescer<128>;
-
+struct fermi_gtx480
+    : detail::preset_parts<simt::pdom_stack<32>, issue::gto, mem::line_coalescer<128>> {
     [[nodiscard]] static gpu_params params() {
-        gpu_params p = detail::preset_core({.name = "fermi_gtx480",
-                                            .sms = 15,
-                                            .core_mhz = 700,
-                                            .schedulers = 2,
-                                            .registers = 32768,
-                                            .shared_bytes = 49152,
-                                            .warp_slots = 48,
-                                            .block_slots = 8,
-                                            .issue_width = 2,
-                                            .sp_count = 2,
-                                            .sp_lanes = 16,
-                                            .sfu_lanes = 4,
-                                            .ldst_lanes = 16});
+        gpu_params p =
+            detail::preset_core({"fermi_gtx480", 15, 700, 2, 32768, 49152, 48, 8, 2, 2, 16, 4, 16});
         p.default_block_shared_bytes = 0;
         p.sm.banks.banks = 32;
         p.memory = gtx480_memory();
@@ -104,27 +102,10 @@ struct fermi_gtx480 {
 /// 2^L_ADDR_WIDTH = 1024 words. Compute capability 1.3 coalescing for global accesses. The
 /// paper's design has no cache hierarchy and no DRAM (Section 4.1: data lives in block RAMs
 /// loaded by the global scheduler), so this preset keeps the ideal fixed-latency memory.
-struct tesla_seed004 {
-    static constexpr std::size_t warp_size = 32;
-    using stack = simt::ssy_stack<32>;
-    using scheduler = issue::rr;
-    using gating_policy = gating::no_gating;
-    using coalescer = mem::cc13_coalescer;
-
+struct tesla_seed004 : detail::preset_parts<simt::ssy_stack<32>, issue::rr, mem::cc13_coalescer> {
     [[nodiscard]] static gpu_params params() {
-        gpu_params p = detail::preset_core({.name = "tesla_seed004",
-                                            .sms = 16,
-                                            .core_mhz = 300,
-                                            .schedulers = 1,
-                                            .registers = 8 * 512,
-                                            .shared_bytes = 1024 * 4,
-                                            .warp_slots = 16,
-                                            .block_slots = 4,
-                                            .issue_width = 1,
-                                            .sp_count = 1,
-                                            .sp_lanes = 8,
-                                            .sfu_lanes = 8,
-                                            .ldst_lanes = 8});
+        gpu_params p = detail::preset_core(
+            {"tesla_seed004", 16, 300, 1, 8 * 512, 1024 * 4, 16, 4, 1, 1, 8, 8, 8});
         // A warp passes the 8 SPs in 4 rows: one warp instruction every 4 cycles per unit.
         detail::warp_in_rows(p.sm.units.timing, 4);
         p.sm.banks.banks = 8;
@@ -139,27 +120,11 @@ struct tesla_seed004 {
 /// The 48-SM machine of paper 002 (AMOEBA), Table 1: 48 SMs, SIMD width 8, 1024 threads
 /// (32 warps) and 8 CTAs per SM, 16384 registers, 48 KB shared memory, GTO scheduling; the
 /// memory of amoeba_memory(): 8 memory controllers with 128 KB of L2 each on the 8 x 7 mesh.
-struct amoeba_48 {
-    static constexpr std::size_t warp_size = 32;
-    using stack = simt::pdom_stack<32>;
-    using scheduler = issue::gto;
-    using gating_policy = gating::no_gating;
-    using coalescer = mem::line_coalescer<128>;
-
+struct amoeba_48
+    : detail::preset_parts<simt::pdom_stack<32>, issue::gto, mem::line_coalescer<128>> {
     [[nodiscard]] static gpu_params params() {
-        gpu_params p = detail::preset_core({.name = "amoeba_48",
-                                            .sms = 48,
-                                            .core_mhz = 700,
-                                            .schedulers = 1,
-                                            .registers = 16384,
-                                            .shared_bytes = 49152,
-                                            .warp_slots = 32,
-                                            .block_slots = 8,
-                                            .issue_width = 1,
-                                            .sp_count = 1,
-                                            .sp_lanes = 8,
-                                            .sfu_lanes = 4,
-                                            .ldst_lanes = 8});
+        gpu_params p =
+            detail::preset_core({"amoeba_48", 48, 700, 1, 16384, 49152, 32, 8, 1, 1, 8, 4, 8});
         // SIMD width 8: a 32-thread warp takes 4 cycles on each pipeline.
         detail::warp_in_rows(p.sm.units.timing, 4);
         p.memory = amoeba_memory();

@@ -34,26 +34,51 @@ inline void check_allocator_shape(std::size_t inputs, std::size_t outputs,
     if (iterations == 0 || iterations > 32)
         throw config_error("allocator.iterations", std::to_string(iterations), "[1, 32]");
 }
+
+/// The state both allocators keep: a grant pointer per output and an accept pointer per
+/// input (each the partner to try first), the shape, and the rounds per allocation.
+class separable_allocator {
+public:
+    [[nodiscard]] std::size_t inputs() const noexcept { return n_in_; }
+    [[nodiscard]] std::size_t outputs() const noexcept { return n_out_; }
+
+protected:
+    separable_allocator(std::size_t inputs, std::size_t outputs, std::uint32_t iterations)
+        : gptr_(outputs, 0), aptr_(inputs, 0), n_in_(static_cast<std::uint32_t>(inputs)),
+          n_out_(static_cast<std::uint32_t>(outputs)), iterations_(iterations) {
+        check_allocator_shape(inputs, outputs, iterations);
+    }
+    /// The outputs free for this allocation: all of them but `taken_outputs`.
+    [[nodiscard]] std::uint64_t free_outputs(std::uint64_t taken_outputs) const noexcept {
+        const std::uint64_t all =
+            n_out_ == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << n_out_) - 1);
+        return all & ~taken_outputs;
+    }
+    /// Moves input `i`'s accept pointer one past output `o` and `o`'s grant pointer one past `i`.
+    void pass_pointers(std::uint32_t i, std::uint32_t o) noexcept {
+        aptr_[i] = o + 1 == n_out_ ? 0 : o + 1;
+        gptr_[o] = i + 1 == n_in_ ? 0 : i + 1;
+    }
+
+    std::vector<std::uint32_t> gptr_;
+    std::vector<std::uint32_t> aptr_;
+    std::uint32_t n_in_;
+    std::uint32_t n_out_;
+    std::uint32_t iterations_;
+};
 } // namespace detail
 
 /// iSLIP: every free output grants the first requesting input at or after its grant pointer;
 /// every input accepts the first granting output at or after its accept pointer; an accepted
 /// grant in the first iteration moves both pointers one past the partner. Later iterations
 /// only fill in unmatched pairs.
-class islip {
+class islip : public detail::separable_allocator {
 public:
     static constexpr std::string_view kind = "islip";
 
     /// An allocator for `inputs` x `outputs` (outputs <= 64) running `iterations` rounds.
     islip(std::size_t inputs, std::size_t outputs, std::uint32_t iterations = 1)
-        : gptr_(outputs, 0), aptr_(inputs, 0), active_(inputs), grants_(inputs),
-          n_in_(static_cast<std::uint32_t>(inputs)), n_out_(static_cast<std::uint32_t>(outputs)),
-          iterations_(iterations) {
-        detail::check_allocator_shape(inputs, outputs, iterations);
-    }
-
-    [[nodiscard]] std::size_t inputs() const noexcept { return n_in_; }
-    [[nodiscard]] std::size_t outputs() const noexcept { return n_out_; }
+        : separable_allocator(inputs, outputs, iterations), active_(inputs), grants_(inputs) {}
 
     /// req[i]: bit o set when input i requests output o. Writes match[i] (output, or -1).
     /// Inputs whose match is already >= 0 on entry count as taken, and so do the outputs in
@@ -64,9 +89,7 @@ public:
         for (std::uint32_t i = 0; i < n_in_; ++i)
             if (req[i] != 0 && match[i] < 0) active_[n_act++] = i;
         if (n_act == 0) return;
-        const std::uint64_t all =
-            n_out_ == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << n_out_) - 1);
-        std::uint64_t free_out = all & ~taken_outputs;
+        std::uint64_t free_out = free_outputs(taken_outputs);
         if (n_act == 1) {
             // One requester: every free output it wants grants it; it accepts from its pointer.
             const std::uint32_t i = active_[0];
@@ -74,8 +97,7 @@ public:
             if (g == 0) return;
             const std::uint32_t o = detail::first_from(g, aptr_[i]);
             match[i] = static_cast<std::int32_t>(o);
-            aptr_[i] = o + 1 == n_out_ ? 0 : o + 1;
-            gptr_[o] = i + 1 == n_in_ ? 0 : i + 1;
+            pass_pointers(i, o);
             return;
         }
         for (std::uint32_t it = 0; it < iterations_ && free_out != 0; ++it) {
@@ -111,46 +133,31 @@ public:
                 match[i] = static_cast<std::int32_t>(o);
                 free_out &= ~(std::uint64_t{1} << o);
                 if (it == 0) {
-                    aptr_[i] = o + 1 == n_out_ ? 0 : o + 1;
-                    gptr_[o] = i + 1 == n_in_ ? 0 : i + 1;
+                    pass_pointers(i, o);
                 }
             }
         }
     }
 
 private:
-    std::vector<std::uint32_t> gptr_;
-    std::vector<std::uint32_t> aptr_;
     std::vector<std::uint32_t> active_;
     std::vector<std::uint64_t> grants_;
-    std::uint32_t n_in_;
-    std::uint32_t n_out_;
-    std::uint32_t iterations_;
 };
 
 /// Input-first separable allocation with round-robin arbiters: every input picks one of its
 /// requested free outputs (round-robin from its pointer), every output picks one of the inputs
 /// that picked it (round-robin from its pointer); winners move both pointers past each other.
-class round_robin {
+class round_robin : public detail::separable_allocator {
 public:
     static constexpr std::string_view kind = "round_robin";
 
     round_robin(std::size_t inputs, std::size_t outputs, std::uint32_t iterations = 1)
-        : gptr_(outputs, 0), aptr_(inputs, 0), pick_(inputs),
-          n_in_(static_cast<std::uint32_t>(inputs)), n_out_(static_cast<std::uint32_t>(outputs)),
-          iterations_(iterations) {
-        detail::check_allocator_shape(inputs, outputs, iterations);
-    }
-
-    [[nodiscard]] std::size_t inputs() const noexcept { return n_in_; }
-    [[nodiscard]] std::size_t outputs() const noexcept { return n_out_; }
+        : separable_allocator(inputs, outputs, iterations), pick_(inputs) {}
 
     /// Same contract as islip::allocate.
     void allocate(std::span<const std::uint64_t> req, std::span<std::int32_t> match,
                   std::uint64_t taken_outputs = 0) noexcept {
-        const std::uint64_t all =
-            n_out_ == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << n_out_) - 1);
-        std::uint64_t free_out = all & ~taken_outputs;
+        std::uint64_t free_out = free_outputs(taken_outputs);
         for (std::uint32_t it = 0; it < iterations_ && free_out != 0; ++it) {
             // Input stage: one output per unmatched input.
             std::uint64_t wanted = 0;
@@ -178,19 +185,13 @@ public:
                 }
                 match[win] = static_cast<std::int32_t>(o);
                 free_out &= ~(std::uint64_t{1} << o);
-                aptr_[win] = o + 1 == n_out_ ? 0 : o + 1;
-                gptr_[o] = win + 1 == n_in_ ? 0 : win + 1;
+                pass_pointers(win, o);
             }
         }
     }
 
 private:
-    std::vector<std::uint32_t> gptr_;
-    std::vector<std::uint32_t> aptr_;
     std::vector<std::int32_t> pick_;
-    std::uint32_t n_in_;
-    std::uint32_t n_out_;
-    std::uint32_t iterations_;
 };
 
 } // namespace warpkit::noc

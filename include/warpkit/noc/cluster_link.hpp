@@ -126,7 +126,7 @@ public:
     using stats_type = cluster_link_stats;
 
     explicit cluster_link(const cluster_link_params& p = {})
-        : p_(checked(p)), queue_(p_.queue_packets), flight_(p_.latency + 1) {}
+        : p_(validated(p)), queue_(p_.queue_packets), flight_(p_.latency + 1) {}
 
     [[nodiscard]] const cluster_link_params& params() const noexcept { return p_; }
     [[nodiscard]] const cluster_link_stats& stats() const noexcept { return s_; }
@@ -181,10 +181,6 @@ public:
 private:
     using pending = detail::link_pending;
     using timed = detail::link_timed;
-    static const cluster_link_params& checked(const cluster_link_params& p) {
-        validate(p);
-        return p;
-    }
     void push(link_word w, std::uint8_t kind) {
         WARPKIT_EXPECTS(can_send());
         queue_.push(pending{w, kind});

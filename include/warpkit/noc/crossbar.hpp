@@ -79,9 +79,8 @@ class crossbar : public detail::network_edges<crossbar<Payload, Alloc>, Payload>
 public:
     using packet_type = packet<Payload>;
     using params_type = crossbar_params;
-    using stats_type = network_stats;
 
-    explicit crossbar(const crossbar_params& p = {}) : p_(checked(p)) { build(); }
+    explicit crossbar(const crossbar_params& p = {}) : p_(validated(p)) { build(); }
 
     [[nodiscard]] const crossbar_params& params() const noexcept { return p_; }
     [[nodiscard]] std::size_t nodes() const noexcept { return nodes_; }
@@ -96,12 +95,9 @@ public:
     }
 
 private:
-    using edges::next_id_;
+    using edges::none;
     using edges::now_;
     using edges::qi;
-    using edges::head_flag;
-    using edges::none;
-    using edges::tail_flag;
     static constexpr std::size_t C = edges::classes;
 
     // Hooks of the edges: the largest packet taken, and checks at the end of a cycle.
@@ -118,31 +114,17 @@ private:
         std::uint8_t flags = 0;
     };
     using timed_flit = typename edges::template timed<flit>;
-    struct source_state {
-        std::uint32_t pkt = none;
-        std::uint32_t seq = 0;
-    };
-    struct fabric {
-        detail::packet_pool<packet_type> packets; ///< packets anywhere in this subnet
+    using source_state = typename edges::source_state;
+    struct fabric : detail::subnet_edges<packet_type, source_state> {
         detail::queue_bank<flit> in;              ///< per input (FIFO) or input x output (VOQ)
         std::vector<std::uint32_t> in_count;      ///< flits per input
         detail::queue_bank<timed_flit> out;       ///< per output, flits in the switch included
         std::vector<std::int32_t> in_lock;        ///< output an input is connected to, or -1
         std::vector<std::int32_t> out_lock;       ///< input an output is connected to, or -1
         Alloc alloc;
-        std::vector<source_state> src;
-        std::vector<std::uint32_t> src_rr;
-        detail::queue_bank<std::uint32_t> injq;
-        detail::queue_bank<std::uint32_t> ejq;
-        std::vector<std::uint32_t> reserved;
-        network_stats s;
         fabric(std::uint32_t nodes, std::uint32_t iters) : alloc(nodes, nodes, iters) {}
     };
 
-    static const crossbar_params& checked(const crossbar_params& p) {
-        validate(p);
-        return p;
-    }
     [[nodiscard]] std::size_t inq(node_id i, node_id o) const noexcept {
         return p_.voq ? std::size_t{i} * nodes_ + o : i;
     }
@@ -157,15 +139,7 @@ private:
             n.out = detail::queue_bank<timed_flit>(nodes_, p_.output_buffer_flits);
             n.in_lock.assign(nodes_, -1);
             n.out_lock.assign(nodes_, -1);
-            n.src.assign(std::size_t{nodes_} * C, source_state{});
-            n.src_rr.assign(nodes_, 0);
-            n.injq =
-                detail::queue_bank<std::uint32_t>(std::size_t{nodes_} * C, p_.inject_queue_packets);
-            n.ejq =
-                detail::queue_bank<std::uint32_t>(std::size_t{nodes_} * C, p_.eject_queue_packets);
-            n.reserved.assign(std::size_t{nodes_} * C, 0);
-            n.s.nodes.assign(nodes_, node_stats{});
-            n.s.routers.assign(1, router_stats{});
+            n.resize_edges(nodes_, C, 1, p_.inject_queue_packets, p_.eject_queue_packets);
         }
         this->size_edges(nodes_);
         req_.assign(nodes_, 0);
@@ -187,7 +161,7 @@ private:
         const flit f = n.out.front(o).f;
         auto& pk = n.packets[f.pkt];
         const std::size_t e = qi(o, pk.cls);
-        if ((f.flags & head_flag) != 0) {
+        if (edges::is_head(f)) {
             if (n.ejq.size(e) + n.reserved[e] >= n.ejq.capacity()) return;
             ++n.reserved[e];
         }
@@ -197,7 +171,7 @@ private:
         if (f.seq != n.packets.expect(f.pkt)) ++n.s.order_errors;
         n.packets.expect(f.pkt) = f.seq + 1;
         count_ejected_flits(n.s, o);
-        if ((f.flags & tail_flag) != 0) {
+        if (edges::is_tail(f)) {
             --n.reserved[e];
             pk.ejected = now_;
             pk.hops = 1;
@@ -221,7 +195,7 @@ private:
         ++rs.switch_traversals;
         ++n.s.switch_allocations;
         ++rs.switch_allocations;
-        if ((f.flags & tail_flag) != 0) {
+        if (edges::is_tail(f)) {
             n.in_lock[i] = -1;
             n.out_lock[o] = -1;
         } else {
@@ -268,43 +242,27 @@ private:
 
     void source_step(fabric& n, node_id node) {
         if (n.in_count[node] == p_.input_buffer_flits) return;
-        for (std::size_t k = 0; k < C; ++k) {
-            std::size_t c = n.src_rr[node] + k;
-            if (c >= C) c -= C;
-            const std::size_t e = std::size_t{node} * C + c;
-            source_state& st = n.src[e];
-            if (st.pkt == none) {
-                if (n.injq.empty(e)) continue;
-                st.pkt = n.injq.front(e);
-                n.injq.pop(e);
-                st.seq = 0;
-            }
+        this->offer_sources(n, node, [&](std::size_t, source_state& st) {
             auto& pk = n.packets[st.pkt];
             const std::size_t q = inq(node, pk.dst);
-            if (n.in.full(q)) continue;
+            if (n.in.full(q)) return false;
             // With VOQs a connected input may wait for the rest of its packet while other
             // queues fill the buffer: a packet enters only when all of it fits.
             if (p_.voq && st.seq == 0 && n.in_count[node] + pk.flits > p_.input_buffer_flits)
-                continue;
+                return false;
             flit f;
             f.pkt = st.pkt;
             f.seq = st.seq;
             f.dst = pk.dst;
-            f.flags = static_cast<std::uint8_t>((st.seq == 0 ? head_flag : 0) |
-                                                (st.seq + 1 == pk.flits ? tail_flag : 0));
+            f.flags = edges::flit_flags(st.seq, pk.flits);
             n.in.push(q, f);
             ++n.in_count[node];
             ++n.s.buffer_writes;
             ++n.s.routers[0].buffer_writes;
-            count_injected_flits(n.s, node);
-            if (st.seq == 0) {
-                pk.injected = now_;
-                count_injected_packet(n.s, node);
-            }
+            this->count_sent(n.s, node, pk, st.seq);
             if (++st.seq == pk.flits) st.pkt = none;
-            n.src_rr[node] = static_cast<std::uint32_t>(c + 1 == C ? 0 : c + 1);
-            break;
-        }
+            return true;
+        });
     }
 
     crossbar_params p_;

@@ -41,7 +41,7 @@ public:
     using params_type = ideal_params;
     using stats_type = network_stats;
 
-    explicit ideal_network(const ideal_params& p = {}) : p_(checked(p)), eject_(p_.nodes) {
+    explicit ideal_network(const ideal_params& p = {}) : p_(validated(p)), eject_(p_.nodes) {
         s_.nodes.resize(p_.nodes);
     }
 
@@ -102,11 +102,6 @@ public:
     }
 
 private:
-    static const ideal_params& checked(const ideal_params& p) {
-        validate(p);
-        return p;
-    }
-
     ideal_params p_;
     detail::ring<packet_type> in_flight_{64};
     std::vector<detail::ring<packet_type>> eject_;

@@ -51,10 +51,9 @@ class mesh : public detail::network_edges<mesh<Payload, Alloc>, Payload> {
 public:
     using packet_type = packet<Payload>;
     using params_type = mesh_params;
-    using stats_type = network_stats;
 
     explicit mesh(const mesh_params& p = {})
-        : p_(checked(p)), t_(build_mesh_topology(p_.cols, p_.rows, p_.bypass, p_.routing)) {
+        : p_(validated(p)), t_(build_mesh_topology(p_.cols, p_.rows, p_.bypass, p_.routing)) {
         build();
     }
 
@@ -167,12 +166,9 @@ public:
     }
 
 private:
-    using edges::next_id_;
+    using edges::none;
     using edges::now_;
     using edges::qi;
-    using edges::head_flag;
-    using edges::none;
-    using edges::tail_flag;
     static constexpr std::size_t C = edges::classes;
 
     // Hooks of the edges: the largest packet taken, and checks at the end of a cycle.
@@ -207,13 +203,10 @@ private:
         std::uint8_t out_vc = 0;
         std::uint8_t vcs = 0; ///< the packet's VC set (class_mask_ index)
     };
-    struct source_state {
-        std::uint32_t pkt = none;
-        std::uint32_t seq = 0;
-        std::int32_t vc = -1;
+    struct source_state : edges::source_state {
+        std::int32_t vc = -1; ///< the VC the packet holds, -1 until it has one
     };
-    struct fabric {
-        detail::packet_pool<packet_type> packets; ///< packets anywhere in this subnet
+    struct fabric : detail::subnet_edges<packet_type, source_state> {
         std::uint64_t credits = 0;                ///< credits on their way back
         detail::queue_bank<timed_flit> chan;      ///< into router inputs, then node sinks
         detail::queue_bank<timed_credit> cred;    ///< into router outputs, then node sources
@@ -231,18 +224,8 @@ private:
         std::vector<std::uint32_t> src_credits;
         std::vector<std::uint8_t> src_busy;
         std::vector<std::uint32_t> src_last_vc;
-        std::vector<source_state> src;
-        std::vector<std::uint32_t> src_rr;
-        detail::queue_bank<std::uint32_t> injq;
-        detail::queue_bank<std::uint32_t> ejq;
-        std::vector<std::uint32_t> reserved;
-        network_stats s;
     };
 
-    static const mesh_params& checked(const mesh_params& p) {
-        validate(p);
-        return p;
-    }
     [[nodiscard]] std::size_t ovc(std::uint32_t r, std::uint32_t port, std::uint32_t vc) const {
         WARPKIT_EXPECTS(r < t_.routers && port < ports_ && vc < vcs_);
         return (std::size_t{r} * ports_ + port) * vcs_ + vc;
@@ -331,15 +314,7 @@ private:
             n.src_credits.assign(std::size_t{nodes_} * vcs_, vc_buffer_flits_);
             n.src_busy.assign(std::size_t{nodes_} * vcs_, 0);
             n.src_last_vc.assign(std::size_t{nodes_} * C, vcs_ - 1);
-            n.src.assign(std::size_t{nodes_} * C, source_state{});
-            n.src_rr.assign(nodes_, 0);
-            n.injq =
-                detail::queue_bank<std::uint32_t>(std::size_t{nodes_} * C, p_.inject_queue_packets);
-            n.ejq =
-                detail::queue_bank<std::uint32_t>(std::size_t{nodes_} * C, p_.eject_queue_packets);
-            n.reserved.assign(std::size_t{nodes_} * C, 0);
-            n.s.nodes.assign(nodes_, node_stats{});
-            n.s.routers.assign(routers_, router_stats{});
+            n.resize_edges(nodes_, C, routers_, p_.inject_queue_packets, p_.eject_queue_packets);
         }
         this->size_edges(nodes_);
         va_req_.assign(std::size_t{ports_} * ports_ * vcs_, 0);
@@ -394,7 +369,7 @@ private:
             const flit f = n.sink.front(q);
             auto& pk = n.packets[f.pkt];
             const std::size_t e = qi(node, pk.cls);
-            if ((f.flags & head_flag) != 0) {
+            if (edges::is_head(f)) {
                 if (n.ejq.size(e) + n.reserved[e] >= n.ejq.capacity()) continue;
                 ++n.reserved[e];
             }
@@ -404,7 +379,7 @@ private:
             count_ejected_flits(n.s, node);
             send_credit(n, back, timed_credit{now_ + 1 + p_.link_latency, v});
             ++n.s.credits;
-            if ((f.flags & tail_flag) != 0) {
+            if (edges::is_tail(f)) {
                 --n.reserved[e];
                 pk.ejected = now_;
                 n.ejq.push(e, f.pkt);
@@ -422,18 +397,7 @@ private:
             n.cred.pop(ci);
             --n.credits;
         }
-        for (std::size_t k = 0; k < C; ++k) {
-            std::size_t c = n.src_rr[node] + k;
-            if (c >= C) c -= C;
-            const std::size_t e = std::size_t{node} * C + c;
-            source_state& st = n.src[e];
-            if (st.pkt == none) {
-                if (n.injq.empty(e)) continue;
-                st.pkt = n.injq.front(e);
-                n.injq.pop(e);
-                st.seq = 0;
-                st.vc = -1;
-            }
+        this->offer_sources(n, node, [&](std::size_t e, source_state& st) {
             const std::size_t cv = std::size_t{node} * vcs_;
             auto& pk = n.packets[st.pkt];
             if (st.vc < 0) {
@@ -447,34 +411,28 @@ private:
                     st.vc = static_cast<std::int32_t>(v);
                     break;
                 }
-                if (st.vc < 0) continue;
+                if (st.vc < 0) return false;
             }
             const auto v = static_cast<std::uint32_t>(st.vc);
-            if (n.src_credits[cv + v] == 0) continue;
+            if (n.src_credits[cv + v] == 0) return false;
             flit f;
             f.pkt = st.pkt;
             f.seq = static_cast<std::uint16_t>(st.seq);
             f.vc = static_cast<std::uint8_t>(v);
-            f.flags = static_cast<std::uint8_t>((st.seq == 0 ? head_flag : 0) |
-                                                (st.seq + 1 == pk.flits ? tail_flag : 0));
+            f.flags = edges::flit_flags(st.seq, pk.flits);
             send_flit(n, std::size_t{t_.host[node]} * ports_ + t_.local[node],
                       timed_flit{now_ + 1 + p_.link_latency, f});
             --n.src_credits[cv + v];
-            count_injected_flits(n.s, node);
-            if (st.seq == 0) {
-                n.src_busy[cv + v] = 1;
-                pk.injected = now_;
-                count_injected_packet(n.s, node);
-            }
+            if (st.seq == 0) n.src_busy[cv + v] = 1;
+            this->count_sent(n.s, node, pk, st.seq);
             if (++st.seq == pk.flits) {
                 n.src_busy[cv + v] = 0;
                 n.src_last_vc[e] = v;
                 st.pkt = none;
                 st.vc = -1;
             }
-            n.src_rr[node] = static_cast<std::uint32_t>(c + 1 == C ? 0 : c + 1);
-            break;
-        }
+            return true;
+        });
     }
 
     // ---- routers ------------------------------------------------------------------------
@@ -532,7 +490,7 @@ private:
                 ++n.router_flits[r];
                 ++n.s.buffer_writes;
                 ++n.s.routers[r].buffer_writes;
-                if ((f.flags & head_flag) != 0 && n.ivc[i].state == idle_state)
+                if (edges::is_head(f) && n.ivc[i].state == idle_state)
                     start_packet(n, r, i, f, now_ + p_.routing_delay);
             }
             while (!n.cred.empty(ci) && n.cred.front(ci).due <= now_) {
@@ -662,8 +620,8 @@ private:
             ++rs.link_traversals;
             n.s.bypass_traversals += down_bypassed_[out];
         }
-        if ((f.flags & head_flag) != 0) ++n.packets[f.pkt].hops;
-        if ((f.flags & tail_flag) != 0) {
+        if (edges::is_head(f)) ++n.packets[f.pkt].hops;
+        if (edges::is_tail(f)) {
             n.ovc_free[out] |= 1u << st.out_vc;
             if (n.buf.empty(i)) {
                 st.state = idle_state;

@@ -68,16 +68,27 @@ struct mesh_params {
     [[nodiscard]] std::uint32_t nodes() const noexcept { return cols * rows; }
 };
 
-/// BookSim 2's default input-queued router: routing, VC allocation, switch allocation and
-/// switch traversal one cycle each, no speculation, one-cycle links and credits.
-[[nodiscard]] inline mesh_params booksim_router(mesh_params p) {
-    p.routing_delay = 1;
+namespace detail {
+/// `p` with one-cycle VC allocation, switch allocation and switch traversal (no prepare
+/// stage), routing in `routing_delay` cycles, and speculation as given: the stage delays the
+/// named routers below share.
+[[nodiscard]] inline mesh_params one_cycle_stages(mesh_params p, std::uint32_t routing_delay,
+                                                  bool speculative) {
+    p.routing_delay = routing_delay;
     p.vc_alloc_delay = 1;
     p.sw_alloc_delay = 1;
     p.st_prepare_delay = 0;
     p.st_final_delay = 1;
+    p.speculative = speculative;
+    return p;
+}
+} // namespace detail
+
+/// BookSim 2's default input-queued router: routing, VC allocation, switch allocation and
+/// switch traversal one cycle each, no speculation, one-cycle links and credits.
+[[nodiscard]] inline mesh_params booksim_router(mesh_params p) {
+    p = detail::one_cycle_stages(p, 1, false);
     p.credit_delay = 0;
-    p.speculative = false;
     p.link_latency = 1;
     return p;
 }
@@ -85,13 +96,7 @@ struct mesh_params {
 /// A 2-stage router (paper 002, Table 1): lookahead routing, speculative VC and switch
 /// allocation in one stage, switch traversal in the other.
 [[nodiscard]] inline mesh_params two_stage_router(mesh_params p) {
-    p.routing_delay = 0;
-    p.vc_alloc_delay = 1;
-    p.sw_alloc_delay = 1;
-    p.st_prepare_delay = 0;
-    p.st_final_delay = 1;
-    p.speculative = true;
-    return p;
+    return detail::one_cycle_stages(p, 0, true);
 }
 
 /// A k x k mesh with BookSim's default router, one subnet, `vcs` VCs of `buf` flits.

@@ -99,7 +99,7 @@ public:
     using params = stall_threshold_params;
     using params_type = params;
 
-    explicit stall_threshold(const params& p = {}) : p_(checked(p)) {}
+    explicit stall_threshold(const params& p = {}) : p_(validated(p)) {}
 
     [[nodiscard]] std::size_t decide(const epoch_view& v) const noexcept {
         if (v.idle) return v.states - 1;
@@ -109,10 +109,6 @@ public:
     }
 
 private:
-    static const params& checked(const params& p) {
-        validate(p);
-        return p;
-    }
     params p_;
 };
 
@@ -134,7 +130,7 @@ public:
     using policy_type = Policy;
 
     dvfs_controller(const dvfs_params& p, double nominal_mhz, Policy policy = Policy{})
-        : p_(checked(p)), policy_(std::move(policy)),
+        : p_(validated(p)), policy_(std::move(policy)),
           epoch_s_(static_cast<double>(p_.epoch_cycles) / (nominal_mhz * 1e6)),
           transition_s_(static_cast<double>(p_.transition_cycles) / (nominal_mhz * 1e6)) {
         WARPKIT_EXPECTS(nominal_mhz > 0);
@@ -184,10 +180,6 @@ public:
     }
 
 private:
-    static const dvfs_params& checked(const dvfs_params& p) {
-        validate(p);
-        return p;
-    }
     dvfs_params p_;
     Policy policy_;
     double epoch_s_;

@@ -97,7 +97,7 @@ class model {
 public:
     using params_type = model_params;
 
-    explicit model(const model_params& p = {}) : p_(checked(p)) {
+    explicit model(const model_params& p = {}) : p_(validated(p)) {
         for (std::size_t i = 0; i < sm_component_count + 3; ++i) {
             energy_j_[i] = at(p_, component_at(i)).energy_per_access_j(p_.nominal_mhz);
             leakage_w_[i] = at(p_, component_at(i)).leakage_w;
@@ -202,10 +202,6 @@ public:
     }
 
 private:
-    static const model_params& checked(const model_params& p) {
-        validate(p);
-        return p;
-    }
     model_params p_;
     std::array<double, component_count> energy_j_{};
     std::array<double, component_count> leakage_w_{};

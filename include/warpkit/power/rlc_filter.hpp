@@ -54,7 +54,7 @@ public:
     using params_type = rlc_params;
 
     /// A filter for samples `dt_seconds` apart.
-    rlc_filter(const rlc_params& p, double dt_seconds) : p_(checked(p)) {
+    rlc_filter(const rlc_params& p, double dt_seconds) : p_(validated(p)) {
         WARPKIT_EXPECTS(std::isfinite(dt_seconds) && dt_seconds > 0);
         const double l = std::log(p_.overshoot);
         zeta_ = -l / std::sqrt(std::numbers::pi * std::numbers::pi + l * l);
@@ -104,10 +104,6 @@ public:
     }
 
 private:
-    static const rlc_params& checked(const rlc_params& p) {
-        validate(p);
-        return p;
-    }
     rlc_params p_;
     double zeta_ = 0;
     double wn_ = 0;

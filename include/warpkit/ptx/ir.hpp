@@ -182,6 +182,13 @@ enum class op : std::uint16_t {
     tex,
 };
 
+/// rsqrt, sin, cos, lg2, ex2 and tanh: the special functions PTX has only as `.approx`, which
+/// run on the SFU (rcp and sqrt, which also come exact, are not among them).
+[[nodiscard]] constexpr bool approx_only_function(op o) noexcept {
+    return o == op::rsqrt || o == op::sin || o == op::cos || o == op::lg2 || o == op::ex2 ||
+           o == op::tanh;
+}
+
 /// Rounding modifiers (`.rn .rz .rm .rp` for floats, `.rni .rzi .rmi .rpi` to integral).
 enum class rounding : std::uint8_t { none, rn, rz, rm, rp, rni, rzi, rmi, rpi };
 /// Comparison operators of setp / set / slct (`.lo .ls .hi .hs` unsigned; `u` suffixes:
@@ -333,9 +340,9 @@ struct instruction {
     std::uint8_t num_operands = 0;
     std::array<operand, 6> operands{};
     /// call: the argument and result operands (symbols of `.param` variables or registers).
-    std::vector<operand> call_args;
-    std::vector<operand> call_results;
-    source_pos pos;
+    std::vector<operand> call_args{};
+    std::vector<operand> call_results{};
+    source_pos pos{};
     friend bool operator==(const instruction&, const instruction&) = default;
 };
 

@@ -110,7 +110,7 @@ public:
     /// recursive or external call, an indirect call, an unresolvable operand), config_error
     /// for an unknown entry or bad options.
     kernel(const module& m, std::string_view entry_name, const kernel_options& opt = {})
-        : opt_(checked(opt)), file_(m.file) {
+        : opt_(validated(opt)), file_(m.file) {
         const function& f = entry_(m, entry_name);
         name_ = f.name;
         params_ = f.params;
@@ -219,10 +219,6 @@ public:
     [[nodiscard]] const kernel_options& options() const noexcept { return opt_; }
 
 private:
-    static const kernel_options& checked(const kernel_options& o) {
-        validate(o);
-        return o;
-    }
     // The `.entry` of `m` that `name` names; config_error listing the entries otherwise.
     static const function& entry_(const module& m, std::string_view name) {
         const function* f = m.find(name);

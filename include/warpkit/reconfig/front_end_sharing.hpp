@@ -184,7 +184,7 @@ public:
 
     /// Throws config_error for bad params, members outside 1..4 or warp_slots outside 1..64.
     front_end_sharing(const params_type& p, std::uint32_t members, std::uint32_t warp_slots)
-        : p_(checked(p)), members_(members), warp_slots_(warp_slots) {
+        : p_(validated(p)), members_(members), warp_slots_(warp_slots) {
         check_range("members", members, 1U, max_members);
         check_range("warp_slots", warp_slots, 1U, 64U);
         for (std::uint32_t m = 0; m < max_members; ++m) {
@@ -361,10 +361,6 @@ private:
     };
     static constexpr std::uint64_t never_ = ~std::uint64_t{0};
 
-    static const params_type& checked(const params_type& p) {
-        validate(p);
-        return p;
-    }
     [[nodiscard]] static constexpr std::uint32_t div_up_(std::uint32_t a,
                                                          std::uint32_t b) noexcept {
         return (a + b - 1) / b;

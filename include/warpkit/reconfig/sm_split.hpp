@@ -119,7 +119,7 @@ struct split_observation {
 /// The switch controller of one fused SM.
 class sm_split_controller {
 public:
-    explicit sm_split_controller(const sm_split_params& p = {}) : p_(checked(p)) {}
+    explicit sm_split_controller(const sm_split_params& p = {}) : p_(validated(p)) {}
 
     [[nodiscard]] bool enabled() const noexcept { return p_.mode != split_mode::off; }
     /// True while the SM runs as two.
@@ -180,10 +180,6 @@ public:
     void rebalanced() noexcept { ++s_.fast_warps_moved; }
 
 private:
-    static const sm_split_params& checked(const sm_split_params& p) {
-        validate(p);
-        return p;
-    }
     sm_split_params p_;
     sm_split_stats s_{};
     bool split_ = false;

@@ -7,6 +7,8 @@
 
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/stats.hpp>
+#include <warpkit/noc/detail/packet_pool.hpp>
+#include <warpkit/noc/detail/queue_bank.hpp>
 #include <warpkit/noc/network_stats.hpp>
 #include <warpkit/noc/packet.hpp>
 
@@ -18,6 +20,34 @@
 
 namespace warpkit::noc::detail {
 
+/// The edge state of one subnet, kept alike by the crossbar and the mesh (their subnets derive
+/// from it): the packets in flight, one source per node and class (`Source`: the network's
+/// own, with at least `pkt`, `none` when it sends nothing, and `seq`, its next flit), the
+/// class each node's interface tries first, the source and ejection queues, the ejection
+/// slots reserved by packets on their way out, and the counters.
+template <class Packet, class Source>
+struct subnet_edges {
+    packet_pool<Packet> packets; ///< packets anywhere in this subnet
+    std::vector<Source> src;
+    std::vector<std::uint32_t> src_rr;
+    queue_bank<std::uint32_t> injq;
+    queue_bank<std::uint32_t> ejq;
+    std::vector<std::uint32_t> reserved;
+    network_stats s;
+
+    /// Sizes the edges for `nodes` nodes with `classes` classes each and `routers` routers.
+    void resize_edges(std::size_t nodes, std::size_t classes, std::size_t routers,
+                      std::size_t inject_queue_packets, std::size_t eject_queue_packets) {
+        src.assign(nodes * classes, Source{});
+        src_rr.assign(nodes, 0);
+        injq = queue_bank<std::uint32_t>(nodes * classes, inject_queue_packets);
+        ejq = queue_bank<std::uint32_t>(nodes * classes, eject_queue_packets);
+        reserved.assign(nodes * classes, 0);
+        s.nodes.assign(nodes, node_stats{});
+        s.routers.assign(routers, router_stats{});
+    }
+};
+
 /// CRTP base of a buffered network `Derived` carrying packet<Payload>. Derived befriends it and
 /// provides `nets_` (a vector of subnets, each with `packets`, a packet_pool; `injq` and `ejq`,
 /// queue_banks of packet slots indexed by qi(node, class); and `s`, its network_stats),
@@ -27,6 +57,7 @@ template <class Derived, class Payload>
 class network_edges {
 public:
     using packet_type = packet<Payload>;
+    using stats_type = network_stats;
 
     [[nodiscard]] std::size_t subnets() const noexcept { return self().nets_.size(); }
     /// The cycle the next tick() simulates.
@@ -137,12 +168,63 @@ protected:
         std::uint64_t due = 0;
         Flit f;
     };
+    /// Whether flit `f` is the first of its packet.
+    template <class Flit>
+    [[nodiscard]] static bool is_head(const Flit& f) noexcept {
+        return (f.flags & head_flag) != 0;
+    }
+    /// Whether flit `f` is the last of its packet.
+    template <class Flit>
+    [[nodiscard]] static bool is_tail(const Flit& f) noexcept {
+        return (f.flags & tail_flag) != 0;
+    }
+    /// A node interface's source for one class: the packet it sends (`none`: it sends
+    /// nothing) and the packet's next flit.
+    struct source_state {
+        std::uint32_t pkt = none;
+        std::uint32_t seq = 0;
+    };
     /// Index of node `n`'s queue for class `c` in injq and ejq.
     [[nodiscard]] static std::size_t qi(node_id n, traffic_class c) noexcept {
         return std::size_t{n} * classes + static_cast<std::size_t>(c);
     }
     /// Sizes the per-node state of the edges (call once the node count is known).
     void size_edges(std::size_t nodes) { eject_rr_.assign(nodes, 0); }
+    /// The flags of flit `seq` of a packet of `flits` flits.
+    [[nodiscard]] static std::uint8_t flit_flags(std::uint32_t seq, std::uint32_t flits) noexcept {
+        return static_cast<std::uint8_t>((seq == 0 ? head_flag : 0) |
+                                         (seq + 1 == flits ? tail_flag : 0));
+    }
+    /// Counts flit `seq` of `pk` leaving `node`'s interface, and with its first flit the packet.
+    void count_sent(network_stats& s, node_id node, packet_type& pk, std::uint32_t seq) const {
+        count_injected_flits(s, node);
+        if (seq == 0) {
+            pk.injected = now_;
+            count_injected_packet(s, node);
+        }
+    }
+    /// Offers `node`'s sources to the network, classes in turn from the one after the last that
+    /// sent: a source with no packet takes the next one from its queue, then
+    /// `send(queue_index, source)` moves at most one flit of it and says whether it did. The
+    /// first source that sends ends the turn and the next turn starts after its class.
+    template <class Subnet, class Send>
+    void offer_sources(Subnet& n, node_id node, Send&& send) {
+        for (std::size_t k = 0; k < classes; ++k) {
+            std::size_t c = n.src_rr[node] + k;
+            if (c >= classes) c -= classes;
+            const std::size_t e = std::size_t{node} * classes + c;
+            auto& st = n.src[e];
+            if (st.pkt == none) {
+                if (n.injq.empty(e)) continue;
+                st = {};
+                st.pkt = n.injq.front(e);
+                n.injq.pop(e);
+            }
+            if (!send(e, st)) continue;
+            n.src_rr[node] = static_cast<std::uint32_t>(c + 1 == classes ? 0 : c + 1);
+            return;
+        }
+    }
 
     std::uint64_t now_ = 0;
     std::uint64_t next_id_ = 0;

@@ -299,6 +299,10 @@ constexpr void check_synchronisation(const instruction& in, modifier_set given,
     rules.forbid(t == type::f16 && in.rnd != rounding::none && in.rnd != rounding::rn &&
                      in.opcode != op::cvt,
                  ".f16 arithmetic rounds only with .rn");
+    if (approx_only_function(in.opcode)) {
+        rules.forbid(!in.approx, "needs .approx");
+        return rules.message();
+    }
     switch (in.opcode) {
     case op::add:
     case op::sub:
@@ -366,14 +370,6 @@ constexpr void check_synchronisation(const instruction& in, modifier_set given,
     case op::rcp:
     case op::sqrt:
         check_rcp_sqrt(in, rules);
-        break;
-    case op::rsqrt:
-    case op::sin:
-    case op::cos:
-    case op::lg2:
-    case op::ex2:
-    case op::tanh:
-        rules.forbid(!in.approx, "needs .approx");
         break;
     case op::shfl:
     case op::vote:

@@ -19,6 +19,7 @@ namespace warpkit::ptx::detail {
 // or symbol), m memory, l label, V vector destination, W vector source, '?' the rest is
 // optional.
 [[nodiscard]] constexpr std::string_view operand_signature(const instruction& in) noexcept {
+    if (approx_only_function(in.opcode)) return "ds";
     switch (in.opcode) {
     case op::add:
     case op::addc:
@@ -63,12 +64,6 @@ namespace warpkit::ptx::detail {
     case op::brev:
     case op::rcp:
     case op::sqrt:
-    case op::rsqrt:
-    case op::sin:
-    case op::cos:
-    case op::lg2:
-    case op::ex2:
-    case op::tanh:
     case op::cvt:
         return "ds";
     case op::setp:

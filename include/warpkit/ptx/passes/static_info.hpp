@@ -36,6 +36,7 @@ timing_class(const prepared_inst& p) noexcept {
     const type ct = in.opcode == op::set || in.opcode == op::cvt ? in.t2 : in.t;
     const bool dbl = in.t == type::f64 || ct == type::f64;
     const bool fl = is_float(in.t) || is_float(ct);
+    if (approx_only_function(in.opcode)) return {U::sfu, L::sfu};
     switch (in.opcode) {
     case op::ld:
     case op::ldu:
@@ -69,13 +70,6 @@ timing_class(const prepared_inst& p) noexcept {
     case op::sqrt:
         if (in.approx && !dbl) return {U::sfu, L::sfu};
         return dbl ? std::pair{U::fp, L::dp_div} : std::pair{U::fp, L::fp_div};
-    case op::rsqrt:
-    case op::sin:
-    case op::cos:
-    case op::lg2:
-    case op::ex2:
-    case op::tanh:
-        return {U::sfu, L::sfu};
     case op::div:
         if (!fl) return {U::int_alu, L::int_div};
         if (in.approx && !dbl) return {U::sfu, L::sfu};
