@@ -18,6 +18,7 @@
 /// execution at issue).
 
 #include <warpkit/core/error.hpp>
+#include <warpkit/core/params.hpp>
 #include <warpkit/func/instruction_source.hpp>
 #include <warpkit/gating/no_gating.hpp>
 #include <warpkit/gpu/cluster_member.hpp>
@@ -133,7 +134,7 @@ public:
     /// memory.l1).
     sm(std::uint32_t id, const sm_params& p, const typename scheduler_bank_type::params_type& sched,
        Source source, const memory_params& memory = ideal_memory())
-        : id_(id), p_(checked(p)), source_(std::move(source)), sched_(sched), split_(p_, sched),
+        : id_(id), p_(validated(p)), source_(std::move(source)), sched_(sched), split_(p_, sched),
           execute_(p_.units), scoreboard_(issue::scoreboard_params{.warps = p_.contexts(), .registers = tracked_registers}),
           ldst_(id, p_, memory), warps_(p_.contexts()), blocks_(p_.block_slots),
           issue_(p_.contexts(), checked_width_(p_, sched)), power_(p_.units.sp_count, p_.gating),
@@ -378,10 +379,6 @@ private:
         void execute(std::uint32_t s, const isa::static_inst& si) { m.execute_one_(s, si); }
     };
 
-    static const sm_params& checked(const sm_params& p) {
-        validate(p);
-        return p;
-    }
     // The issue width, which must take one warp of every scheduler.
     static std::uint32_t checked_width_(const sm_params& p,
                                         const typename scheduler_bank_type::params_type& sched) {

@@ -82,7 +82,7 @@ public:
     gates_priority() : gates_priority(params_type{}) {}
     /// Throws config_error when `p` is out of range.
     explicit gates_priority(const params_type& p)
-        : params_(checked(p)), inner_(p.inner), high_(p.initial) {}
+        : params_(validated(p)), inner_(p.inner), high_(p.initial) {}
 
     /// Counts the subsets, applies the priority switch rules, then fills up to `width` slots
     /// type by type in priority order; within a type the inner policy picks.
@@ -169,10 +169,6 @@ public:
     }
 
 private:
-    static const params_type& checked(const params_type& p) {
-        warpkit::validate(p);
-        return p;
-    }
     [[nodiscard]] static constexpr isa::unit_class other(isa::unit_class u) noexcept {
         return u == isa::unit_class::int_alu ? isa::unit_class::fp : isa::unit_class::int_alu;
     }

@@ -61,7 +61,7 @@ public:
 
     scheduler_bank() : scheduler_bank(params_type{}) {}
     /// n schedulers built from p.scheduler. Throws config_error when `p` is out of range.
-    explicit scheduler_bank(const params_type& p) : params_(checked(p)) {
+    explicit scheduler_bank(const params_type& p) : params_(validated(p)) {
         schedulers_.reserve(p.schedulers);
         for (std::uint32_t k = 0; k < p.schedulers; ++k)
             schedulers_.emplace_back(p.scheduler);
@@ -69,7 +69,7 @@ public:
     }
     /// n schedulers made by `make(k)` (for schedulers that are not built from params alone).
     template <class Make>
-    scheduler_bank(const params_type& p, Make&& make) : params_(checked(p)) {
+    scheduler_bank(const params_type& p, Make&& make) : params_(validated(p)) {
         schedulers_.reserve(p.schedulers);
         for (std::uint32_t k = 0; k < p.schedulers; ++k)
             schedulers_.push_back(make(k));
@@ -169,10 +169,6 @@ public:
     }
 
 private:
-    static const params_type& checked(const params_type& p) {
-        warpkit::validate(p);
-        return p;
-    }
     // Owner and local id of every warp id, so that splitting the views divides nothing.
     void init() {
         const std::size_t n = schedulers_.size();

@@ -68,7 +68,7 @@ public:
 
     two_level() : two_level(params_type{}) {}
     /// Throws config_error when `p` is out of range.
-    explicit two_level(const params_type& p) : params_(checked(p)), inner_(p.inner) {}
+    explicit two_level(const params_type& p) : params_(validated(p)), inner_(p.inner) {}
 
     /// Updates the active and pending sets from `views`, then lets the inner policy pick up
     /// to `width` warps among the active ones.
@@ -111,10 +111,6 @@ public:
     }
 
 private:
-    static const params_type& checked(const params_type& p) {
-        warpkit::validate(p);
-        return p;
-    }
 
     void push_pending(std::size_t w) noexcept {
         pending_[pending_size_++] = static_cast<warp_id>(w);
