@@ -210,9 +210,8 @@ nlohmann::json power_record(const example::activity_sampler& s) {
 std::uint64_t env_count(const char* name, std::uint64_t fallback, unsigned log2_max) {
     const auto n = env(name);
     if (n.empty()) return fallback;
-    const bool digits = n.size() <= 16 && std::all_of(n.begin(), n.end(), [](char c) {
-                            return c >= '0' && c <= '9';
-                        });
+    const bool digits = n.size() <= 16 && std::all_of(n.begin(), n.end(),
+                                                      [](char c) { return c >= '0' && c <= '9'; });
     const std::uint64_t v = digits ? std::stoull(n) : 0;
     if (v < 1 || v > (std::uint64_t{1} << log2_max))
         throw config_error(name, n, "an integer in [1, 2^" + std::to_string(log2_max) + "]");

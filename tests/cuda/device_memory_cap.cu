@@ -9,8 +9,7 @@
 
 #include "check.cuh"
 
-int main(int argc, char** argv)
-{
+int main(int argc, char** argv) {
     const bool capped = argc > 1 && std::strcmp(argv[1], "capped") == 0;
     void* big = reinterpret_cast<void*>(1);
     const cudaError_t got = cudaMalloc(&big, size_t{1} << 30);

@@ -43,8 +43,9 @@ TEST_CASE("memory cap: the default is half of the machine's physical memory") {
     CHECK(host::device().memory_cap() == cap);
     CHECK(host::max_device_bytes_of(0) == cap);
     CHECK(host::max_device_bytes_of(512) == 512 * mib);
-    CHECK(config_message([] { (void)host::max_device_bytes_of(host::max_device_mb_limit + 1); })
-              .find("'max_device_mb'") != std::string::npos);
+    CHECK(config_message([] {
+              (void)host::max_device_bytes_of(host::max_device_mb_limit + 1);
+          }).find("'max_device_mb'") != std::string::npos);
 }
 
 TEST_CASE("memory cap: an allocation past the cap names the buffer, its size, the cap and "

@@ -166,8 +166,7 @@ public:
     void check_fits(std::uint64_t bytes, std::string_view name, std::uint64_t pending = 0) const {
         const std::uint64_t capacity = params_.device_memory_mb << 20;
         const std::uint64_t used = live_bytes_ + std::min(pending, ~live_bytes_);
-        const std::string what =
-            std::to_string(bytes) + " for buffer '" + std::string(name) + "'";
+        const std::string what = std::to_string(bytes) + " for buffer '" + std::string(name) + "'";
         if (used > capacity || bytes > capacity - used)
             throw config_error("alloc.bytes", what,
                                "at most " + std::to_string(used > capacity ? 0 : capacity - used) +
@@ -248,9 +247,9 @@ public:
                                    std::to_string(offset),
                                "within the buffer's " + std::to_string(b.bytes) + " bytes");
         // The bytes as they are, without a copy (a launch file's buffer may be gigabytes).
-        mem_.write_bytes(b.address + offset,
-                         std::span<const std::uint8_t>(
-                             reinterpret_cast<const std::uint8_t*>(data.data()), data.size_bytes()));
+        mem_.write_bytes(b.address + offset, std::span<const std::uint8_t>(
+                                                 reinterpret_cast<const std::uint8_t*>(data.data()),
+                                                 data.size_bytes()));
     }
     /// The buffer's contents as elements of T (bytes / sizeof(T) of them).
     template <class T>
