@@ -457,9 +457,8 @@ sampled_run run_sampled(const warpkit::func::isa_kernel& k, warpkit::func::globa
     auto sampler = std::make_shared<activity_sampler>(
         p.sms, m, p.memory.model == gpu::memory_model::hierarchy);
     if (on_disk) sampler->keep_on_disk();
-    const auto rs = g.run(k, mem, {}, [&](std::uint64_t cycles, auto sms, bool) {
-        sampler->add_sms(cycles, sms);
-    });
+    const auto rs = g.run(
+        k, mem, {}, [&](std::uint64_t cycles, auto sms, bool) { sampler->add_sms(cycles, sms); });
     sampler->finish(rs.cycles, rs.memory);
     r.cycles = rs.cycles;
     r.intervals = std::move(sampler->intervals());

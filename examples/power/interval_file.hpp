@@ -40,8 +40,7 @@ public:
     /// it is a copy read back from the file).
     template <class F>
     void for_each(F&& f) const {
-        if (std::fflush(file_.get()) != 0 || std::fseek(file_.get(), 0, SEEK_SET) != 0)
-            fail();
+        if (std::fflush(file_.get()) != 0 || std::fseek(file_.get(), 0, SEEK_SET) != 0) fail();
         warpkit::power::activity a;
         for (std::size_t i = 0; i < count_; ++i) {
             std::uint64_t head[3] = {};
