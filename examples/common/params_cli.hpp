@@ -13,6 +13,7 @@
 #include <warpkit/core/params.hpp>
 #include <warpkit/gpu/preset_registry.hpp>
 #include <warpkit/host/gpgpusim_config.hpp>
+#include <warpkit/host/memory_cap.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -105,12 +106,13 @@ preset_params(const std::string& name, const std::vector<std::string>& settings)
 }
 
 /// The parameter options every preset-running tool takes: --preset, --config,
-/// --gpgpusim-config, --set, --list-presets and --dump-params.
+/// --gpgpusim-config, --set, --max-device-mb, --list-presets and --dump-params.
 struct preset_options {
     std::string preset = "fermi_gtx480";
     std::string config_file;
     std::string gpgpusim_file;          ///< --gpgpusim-config
     std::vector<std::string> overrides; ///< --set, in order
+    std::uint64_t max_device_mb = 0;    ///< --max-device-mb (0: half the machine's memory)
     bool list_presets = false;
     bool dump_params = false;
     /// Where the mapping report and warnings of --gpgpusim-config go (stdout carries the
@@ -132,6 +134,10 @@ struct preset_options {
                        "each option became and warns on the options warpkit has no equivalent "
                        "for (applied after the preset and --config, before --set)");
         app.add_option("--set", overrides, "override a preset parameter: key=value (repeatable)");
+        app.add_option("--max-device-mb", max_device_mb,
+                       "cap on the host memory the simulated device may hold, in MiB: its "
+                       "buffers and the pages kernels write (default: half of this machine's "
+                       "memory); a launch asking for more fails naming the buffer");
         app.add_flag("--list-presets", list_presets, "list the presets and exit");
         app.add_flag("--dump-params", dump_params,
                      "print the preset's parameters (with --config, --gpgpusim-config and "
@@ -148,6 +154,14 @@ struct preset_options {
         }
         out.insert(out.end(), overrides.begin(), overrides.end());
         return out;
+    }
+    /// The device-memory cap in bytes (--max-device-mb, else the default).
+    [[nodiscard]] std::uint64_t memory_cap() const {
+        return warpkit::host::max_device_bytes_of(max_device_mb);
+    }
+    /// Caps `memory` (an ISA kernel's, which has no buffers) at memory_cap().
+    void limit(warpkit::func::global_memory& memory) const {
+        warpkit::host::limit_memory(memory, memory_cap());
     }
     /// Prints what --list-presets or --dump-params ask for; true when the tool is done.
     bool print_requested(std::ostream& out) const {

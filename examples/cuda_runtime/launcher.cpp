@@ -44,13 +44,17 @@ options:
                        processor-level DVFS outcomes and the front-end sharing energy
                        accounting to each --stats record (`power`)
   --power-sample N     cycles per power interval (default 500, the fine DVFS epoch)
+  --max-device-mb N    cap on the host memory the simulated device may hold, in MiB
+                       (default: half of this machine's memory); a cudaMalloc past it
+                       returns cudaErrorMemoryAllocation and says why on stderr
   --quiet              no per-kernel summary on stderr
   -h, --help           this text
 
 The same settings as environment variables for the bare library: WARPKIT_CUDA_PRESET,
 WARPKIT_CUDA_CONFIG, WARPKIT_CUDA_GPGPUSIM_CONFIG, WARPKIT_CUDA_SET (KEY=VALUE;KEY=VALUE), WARPKIT_CUDA_STATS, WARPKIT_CUDA_CSV,
 WARPKIT_CUDA_FUNCTIONAL=1, WARPKIT_CUDA_KERNELS, WARPKIT_CUDA_BOUNDS_CHECK=0,
-WARPKIT_CUDA_COLD_MEMORY=1, WARPKIT_CUDA_POWER=1, WARPKIT_CUDA_POWER_SAMPLE, WARPKIT_CUDA_QUIET=1;
+WARPKIT_CUDA_COLD_MEMORY=1, WARPKIT_CUDA_POWER=1, WARPKIT_CUDA_POWER_SAMPLE, WARPKIT_CUDA_QUIET=1,
+WARPKIT_CUDA_MAX_DEVICE_MB;
 then LD_LIBRARY_PATH=<dir of libcudart.so.13> PROGRAM.
 )";
 
@@ -124,6 +128,8 @@ int main(int argc, char** argv) {
                 set("WARPKIT_CUDA_POWER_SAMPLE", value(a));
             else if (a == "--quiet")
                 set("WARPKIT_CUDA_QUIET", "1");
+            else if (a == "--max-device-mb")
+                set("WARPKIT_CUDA_MAX_DEVICE_MB", value(a));
             else if (!a.empty() && a[0] == '-')
                 usage_error("unknown option '" + std::string(a) + "'");
             else

@@ -206,6 +206,18 @@ nlohmann::json power_record(const example::activity_sampler& s) {
     return j;
 }
 
+// The positive integer in variable `name` (at most 2^log2_max), `fallback` when unset.
+std::uint64_t env_count(const char* name, std::uint64_t fallback, unsigned log2_max) {
+    const auto n = env(name);
+    if (n.empty()) return fallback;
+    const bool digits = n.size() <= 16 && std::all_of(n.begin(), n.end(),
+                                                      [](char c) { return c >= '0' && c <= '9'; });
+    const std::uint64_t v = digits ? std::stoull(n) : 0;
+    if (v < 1 || v > (std::uint64_t{1} << log2_max))
+        throw config_error(name, n, "an integer in [1, 2^" + std::to_string(log2_max) + "]");
+    return v;
+}
+
 } // namespace
 
 options options::from_environment() {
@@ -222,15 +234,8 @@ options options::from_environment() {
     o.bounds_check = env_flag("WARPKIT_CUDA_BOUNDS_CHECK", true);
     o.cold_memory = env_flag("WARPKIT_CUDA_COLD_MEMORY", false);
     o.power = env_flag("WARPKIT_CUDA_POWER", false);
-    if (const auto n = env("WARPKIT_CUDA_POWER_SAMPLE"); !n.empty()) {
-        const bool digits = n.size() <= 16 && std::all_of(n.begin(), n.end(), [](char c) {
-                                return c >= '0' && c <= '9';
-                            });
-        const std::uint64_t v = digits ? std::stoull(n) : 0;
-        if (v < 1 || v > (std::uint64_t{1} << 50))
-            throw config_error("WARPKIT_CUDA_POWER_SAMPLE", n, "an integer in [1, 2^50]");
-        o.power_sample = v;
-    }
+    o.power_sample = env_count("WARPKIT_CUDA_POWER_SAMPLE", o.power_sample, 50);
+    o.max_device_mb = env_count("WARPKIT_CUDA_MAX_DEVICE_MB", o.max_device_mb, 26);
     return o;
 }
 
@@ -266,6 +271,7 @@ bool kernel_filter::timed(const std::string& mangled, const std::string& plain,
 runtime::runtime(options o)
     : opt_(std::move(o)), dev_(opt_.preset, all_overrides(opt_)), filter_(opt_.kernels) {
     dev_.check_bounds(opt_.bounds_check);
+    dev_.set_memory_cap(host::max_device_bytes_of(opt_.max_device_mb));
     // One GPU per program: L2 and DRAM state carry over from launch to launch.
     dev_.keep_memory_warm(!opt_.cold_memory);
     if (!opt_.stats_path.empty()) {
@@ -472,8 +478,13 @@ cudaError_t runtime::malloc(void** ptr, std::size_t bytes) {
         const auto b = dev_.alloc(bytes);
         *ptr = reinterpret_cast<void*>(static_cast<std::uintptr_t>(b.address));
         return cudaSuccess;
-    } catch (const config_error&) {
+    } catch (const config_error& e) {
         *ptr = nullptr;
+        // Past the cap the program gets what a full device gives, and the user the reason.
+        if (bytes <= (dev_.params().device_memory_mb << 20) - dev_.live_bytes())
+            say(std::string("cudaMalloc: ") + e.what() +
+                " (WARPKIT_CUDA_MAX_DEVICE_MB for the bare library); it returns "
+                "cudaErrorMemoryAllocation");
         return record(cudaErrorMemoryAllocation);
     }
 }

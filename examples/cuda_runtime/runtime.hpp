@@ -50,6 +50,9 @@ struct options {
     bool power = false;
     /// WARPKIT_CUDA_POWER_SAMPLE: cycles per power interval (the DVFS epoch is 500).
     std::uint64_t power_sample = 500;
+    /// WARPKIT_CUDA_MAX_DEVICE_MB: cap on the host memory of the device's allocations, in
+    /// MiB (0: half of the machine's memory; host/memory_cap.hpp).
+    std::uint64_t max_device_mb = 0;
     static options from_environment();
 };
 

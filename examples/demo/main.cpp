@@ -43,6 +43,7 @@ int tool_main(int argc, char** argv) {
             warpkit::func::isa_kernel k(example::load_program(f),
                                        warpkit::gpu::preset_warp_size(preset));
             warpkit::func::global_memory timed;
+            presets.limit(timed);
             warpkit::func::load_data(k, timed);
             const auto r = example::run_preset(preset, k, timed, overrides);
             warpkit::func::global_memory reference;

@@ -6,6 +6,9 @@
 // amoeba_48) the L1, constant cache, L2, NoC, memory-controller and DRAM activity is counted;
 // with the ideal memory it is modelled from the SM's transactions with the rates in
 // mapping_params. Register operands are always modelled (operands per instruction).
+// A long run can keep its intervals on disk (interval_file.hpp) instead of in memory.
+
+#include "interval_file.hpp"
 
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/params.hpp>
@@ -28,6 +31,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <utility>
@@ -106,6 +110,8 @@ inline std::string mapping_table() {
            "memory stall (DVFS) stalls.scoreboard                                         proxy\n";
 }
 
+class activity_sampler;
+
 /// One kernel run, sampled.
 struct sampled_run {
     std::string preset;
@@ -114,6 +120,9 @@ struct sampled_run {
     std::uint64_t warp_instructions = 0;
     std::vector<wp::activity> intervals; ///< one per sample (the last may be shorter)
     wp::activity total;                  ///< the whole run
+    /// With run_sampled's `on_disk`: the sampler holding the intervals (which `intervals`
+    /// then leaves empty); read them with its for_each_interval.
+    std::shared_ptr<activity_sampler> on_disk;
 };
 
 namespace detail {
@@ -291,28 +300,40 @@ inline std::vector<std::uint64_t> spread(std::uint64_t total,
     return out;
 }
 
+// The counted chip counts of a run, each spread over its intervals in proportion to the L2
+// requests sent in each: l2, noc, mc, then DRAM reads, writes, activates, precharges.
+struct chip_parts {
+    static constexpr std::array<std::uint64_t wp::chip_activity::*, 3> chip_fields = {
+        &wp::chip_activity::l2_accesses, &wp::chip_activity::noc_flits,
+        &wp::chip_activity::mc_requests};
+    static constexpr std::array<std::uint64_t wp::dram_ops::*, 4> dram_fields = {
+        &wp::dram_ops::reads, &wp::dram_ops::writes, &wp::dram_ops::activates,
+        &wp::dram_ops::precharges};
+    std::array<std::vector<std::uint64_t>, 7> parts;
+
+    chip_parts(const wp::chip_activity& counted, const std::vector<std::uint64_t>& weights) {
+        for (std::size_t k = 0; k < chip_fields.size(); ++k)
+            parts[k] = spread(counted.*chip_fields[k], weights);
+        for (std::size_t k = 0; k < dram_fields.size(); ++k)
+            parts[chip_fields.size() + k] = spread(counted.dram.*dram_fields[k], weights);
+    }
+    /// Sets the chip counts of interval `i`.
+    void apply(wp::activity& a, std::size_t i) const {
+        for (std::size_t k = 0; k < chip_fields.size(); ++k)
+            a.chip.*chip_fields[k] = parts[k][i];
+        for (std::size_t k = 0; k < dram_fields.size(); ++k)
+            a.chip.dram.*dram_fields[k] = parts[chip_fields.size() + k][i];
+    }
+};
+
 // Replaces the modelled chip activity of every interval with the counted totals, spread in
 // proportion to the L2 requests sent in each interval.
 inline void apply_counted_chip(std::vector<wp::activity>& intervals, wp::activity& total,
                                const wp::chip_activity& counted,
                                const std::vector<std::uint64_t>& weights) {
-    const auto each = [&](std::uint64_t wp::chip_activity::*f) {
-        const auto parts = spread(counted.*f, weights);
-        for (std::size_t i = 0; i < intervals.size(); ++i)
-            intervals[i].chip.*f = parts[i];
-    };
-    each(&wp::chip_activity::l2_accesses);
-    each(&wp::chip_activity::noc_flits);
-    each(&wp::chip_activity::mc_requests);
-    const auto dram = [&](std::uint64_t wp::dram_ops::*f) {
-        const auto parts = spread(counted.dram.*f, weights);
-        for (std::size_t i = 0; i < intervals.size(); ++i)
-            intervals[i].chip.dram.*f = parts[i];
-    };
-    dram(&wp::dram_ops::reads);
-    dram(&wp::dram_ops::writes);
-    dram(&wp::dram_ops::activates);
-    dram(&wp::dram_ops::precharges);
+    const chip_parts parts(counted, weights);
+    for (std::size_t i = 0; i < intervals.size(); ++i)
+        parts.apply(intervals[i], i);
     total.chip = counted;
 }
 } // namespace detail
@@ -330,16 +351,27 @@ public:
         before_.sms.resize(sms);
     }
 
+    /// Keeps the intervals in a temporary file instead of memory, from the next add() on
+    /// (intervals() then stays empty: read them with for_each_interval).
+    void keep_on_disk() { file_ = std::make_shared<interval_file>(); }
+
     /// The counters of every SM after `cycles` cycles.
     void add(std::uint64_t cycles, std::span<const warpkit::gpu::sm_counters> sms) {
         const auto now = detail::snapshot(sms, cycles, m_, counted_);
-        intervals_.push_back(wp::difference(now, before_));
+        auto interval = wp::difference(now, before_);
         before_ = now;
+        std::uint64_t weight = 0;
         if (counted_) {
             const auto sent = detail::l2_requests_sent(sms);
-            weights_.push_back(sent - sent_before_);
+            weight = sent - sent_before_;
             sent_before_ = sent;
         }
+        if (file_) {
+            file_->append(interval, weight);
+            return;
+        }
+        intervals_.push_back(std::move(interval));
+        if (counted_) weights_.push_back(weight);
     }
     /// The same from the SM objects.
     template <class Sm>
@@ -359,6 +391,36 @@ public:
             detail::apply_counted_chip(intervals_, total_, detail::counted_chip(memory), weights_);
     }
 
+    /// Intervals sampled so far.
+    [[nodiscard]] std::size_t interval_count() const noexcept {
+        return file_ ? file_->size() : intervals_.size();
+    }
+    /// Cycles of the first interval (0 when there is none).
+    [[nodiscard]] std::uint64_t first_interval_cycles() const noexcept {
+        return file_ ? file_->first_cycles() : intervals_.empty() ? 0 : intervals_[0].cycles;
+    }
+    /// Calls `f(interval)` for every interval in order, from memory or from the file (after
+    /// finish(): with the counted chip activity spread over them).
+    template <class F>
+    void for_each_interval(F&& f) const {
+        if (!file_) {
+            for (const auto& a : intervals_)
+                f(a);
+            return;
+        }
+        if (!counted_) {
+            file_->for_each([&](const wp::activity& a, std::uint64_t) { f(a); });
+            return;
+        }
+        // Only the weights and the spread counts, 64 bytes an interval, come into memory.
+        const detail::chip_parts parts(total_.chip, file_->weights());
+        std::size_t i = 0;
+        file_->for_each([&](wp::activity& a, std::uint64_t) {
+            parts.apply(a, i++);
+            f(std::as_const(a));
+        });
+    }
+
     [[nodiscard]] const std::vector<wp::activity>& intervals() const noexcept {
         return intervals_;
     }
@@ -374,14 +436,16 @@ private:
     std::vector<wp::activity> intervals_;
     std::vector<std::uint64_t> weights_;
     std::uint64_t sent_before_ = 0;
+    std::shared_ptr<interval_file> file_; ///< set by keep_on_disk
 };
 
 /// Runs `k` on `Preset` with params `p` and records the activity of every `sample_cycles`
-/// cycles (the last interval may be shorter), through gpu::run's sample hook.
+/// cycles (the last interval may be shorter), through gpu::run's sample hook; `on_disk`
+/// keeps the intervals in a temporary file (sampled_run::on_disk) instead of memory.
 template <class Preset>
 sampled_run run_sampled(const warpkit::func::isa_kernel& k, warpkit::func::global_memory& mem,
                         const warpkit::gpu::gpu_params& p, std::uint64_t sample_cycles,
-                        const mapping_params& m) {
+                        const mapping_params& m, bool on_disk = false) {
     namespace gpu = warpkit::gpu;
     using gpu_type = gpu::gpu<Preset>;
     gpu::gpu_params q = p;
@@ -390,14 +454,16 @@ sampled_run run_sampled(const warpkit::func::isa_kernel& k, warpkit::func::globa
     sampled_run r;
     r.preset = p.name;
     r.params = p;
-    activity_sampler sampler(p.sms, m, p.memory.model == gpu::memory_model::hierarchy);
-    const auto rs = g.run(k, mem, {}, [&](std::uint64_t cycles, auto sms, bool) {
-        sampler.add_sms(cycles, sms);
-    });
-    sampler.finish(rs.cycles, rs.memory);
+    auto sampler = std::make_shared<activity_sampler>(
+        p.sms, m, p.memory.model == gpu::memory_model::hierarchy);
+    if (on_disk) sampler->keep_on_disk();
+    const auto rs = g.run(
+        k, mem, {}, [&](std::uint64_t cycles, auto sms, bool) { sampler->add_sms(cycles, sms); });
+    sampler->finish(rs.cycles, rs.memory);
     r.cycles = rs.cycles;
-    r.intervals = std::move(sampler.intervals());
-    r.total = sampler.total();
+    r.intervals = std::move(sampler->intervals());
+    r.total = sampler->total();
+    if (on_disk) r.on_disk = std::move(sampler);
     r.warp_instructions = rs.total.warp_instructions;
     return r;
 }
@@ -406,12 +472,13 @@ sampled_run run_sampled(const warpkit::func::isa_kernel& k, warpkit::func::globa
 inline sampled_run run_sampled(const std::string& name, const warpkit::func::isa_kernel& k,
                                warpkit::func::global_memory& mem,
                                const std::vector<std::string>& overrides,
-                               std::uint64_t sample_cycles, const mapping_params& m) {
+                               std::uint64_t sample_cycles, const mapping_params& m,
+                               bool on_disk = false) {
     const auto with = [&](auto preset) {
         using P = decltype(preset);
         auto p = P::params();
         warpkit::apply_overrides(p, overrides);
-        return run_sampled<P>(k, mem, p, sample_cycles, m);
+        return run_sampled<P>(k, mem, p, sample_cycles, m, on_disk);
     };
     if (name == "fermi_gtx480") return with(warpkit::gpu::fermi_gtx480{});
     if (name == "tesla_seed004") return with(warpkit::gpu::tesla_seed004{});

@@ -34,6 +34,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,12 +69,13 @@ std::vector<std::string> kernel_files(const std::vector<std::string>& kernels,
     return kernels.empty() ? example::assembly_files(dir) : kernels;
 }
 
+// `on_disk`: the intervals go to a temporary file (sampled_run::on_disk), not memory.
 example::sampled_run run_kernel(const std::string& preset, const std::string& file,
-                                const model_options& o) {
+                                const model_options& o, bool on_disk = false) {
     warpkit::func::isa_kernel k(example::load_program(file));
     warpkit::func::global_memory mem;
     warpkit::func::load_data(k, mem);
-    return example::run_sampled(preset, k, mem, o.gpu_set, o.sample, make_mapping(o));
+    return example::run_sampled(preset, k, mem, o.gpu_set, o.sample, make_mapping(o), on_disk);
 }
 
 std::string stem(const std::string& f) {
@@ -93,8 +95,8 @@ void print_breakdown(const std::string& kernel, const example::sampled_run& r,
                 "%zu intervals of %llu cycles\n",
                 kernel.c_str(), r.preset.c_str(), static_cast<unsigned long long>(r.cycles),
                 t * 1e6, r.params.core_mhz, static_cast<unsigned long long>(r.warp_instructions),
-                r.total.sms.size(), r.intervals.size(),
-                static_cast<unsigned long long>(r.intervals.empty() ? 0 : r.intervals[0].cycles));
+                r.total.sms.size(), r.on_disk->interval_count(),
+                static_cast<unsigned long long>(r.on_disk->first_interval_cycles()));
     const double dyn = e.dynamic_total_j();
     std::printf("  %-20s %10s %7s %10s\n", "component", "dynamic W", "share", "leakage W");
     const auto line = [&](const std::string& n, double dj, double lj) {
@@ -133,6 +135,25 @@ group_shares shares_of(const wp::energy_account& e) {
     return g;
 }
 
+// Opens `path` for writing into `f`; throws naming the path when it cannot.
+std::ofstream& open_output(std::ofstream& f, const std::string& path) {
+    f.open(path);
+    if (!f) throw warpkit::error("cannot write '" + path + "'");
+    return f;
+}
+
+// Writes the RLC trace's row for trace row `row`: its start, its total power and the total
+// after `filter` (which starts from rest at the first row's power).
+void write_filtered(std::ostream& os, wp::rlc_filter& filter, const wp::trace_row& row,
+                    bool first) {
+    const double raw = row.total_w();
+    if (first) filter.reset(raw);
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "%.6f,%.6f,%.6f\n", row.start_seconds * 1e6, raw,
+                  filter.step(raw));
+    os << buf;
+}
+
 int cmd_fit_constant(const std::string& file) {
     const auto pts = wp::read_frequency_points(warpkit::read_file(file), file);
     const auto fit = wp::fit_constant_power(pts.first, pts.second);
@@ -157,15 +178,29 @@ int cmd_report(const std::string& preset, const std::vector<std::string>& kernel
     std::array<double, wp::figure12_group_count> avg_active{};
     std::vector<std::pair<std::string, group_shares>> per_kernel;
     for (const auto& f : files) {
-        const auto r = run_kernel(preset, f, o);
+        // The intervals wait on disk while the kernel runs and the trace rows go straight to
+        // their files: memory stays flat however long the kernel runs.
+        const auto r = run_kernel(preset, f, o, true);
         wp::energy_account e;
         wp::power_trace trace(o.sample);
+        std::ofstream trace_file;
+        std::ostream nowhere(nullptr); // without --trace the rows are kept nowhere
+        trace.stream_to(trace_out.empty() ? nowhere : open_output(trace_file, trace_out));
+        std::ofstream rlc_file;
+        std::optional<wp::rlc_filter> filter;
+        if (!rlc_out.empty()) {
+            open_output(rlc_file, rlc_out) << "time_us,total,filtered\n";
+            filter.emplace(wp::rlc_params{},
+                           static_cast<double>(o.sample) / (m.params().nominal_mhz * 1e6));
+        }
         wp::power_breakdown b;
-        for (const auto& a : r.intervals) {
+        std::size_t rows = 0;
+        r.on_disk->for_each_interval([&](const wp::activity& a) {
             m.evaluate(a, b, m.nominal());
             e.add(b);
             trace.add(b, static_cast<std::uint32_t>(a.active_sms()));
-        }
+            if (filter) write_filtered(rlc_file, *filter, trace.rows().back(), rows++ == 0);
+        });
         const std::string name = stem(f);
         print_breakdown(name, r, e);
         auto ungated = m.params();
@@ -185,25 +220,6 @@ int cmd_report(const std::string& preset, const std::vector<std::string>& kernel
         out["kernels"].push_back(j);
         const std::string c = wp::to_csv(e, name);
         csv += csv.empty() ? c : c.substr(c.find('\n') + 1);
-        if (!trace_out.empty()) {
-            std::ofstream t(trace_out);
-            if (!t) throw warpkit::error("cannot write '" + trace_out + "'");
-            trace.write_csv(t);
-        }
-        if (!rlc_out.empty()) {
-            const double dt = static_cast<double>(o.sample) / (m.params().nominal_mhz * 1e6);
-            wp::rlc_filter filter(wp::rlc_params{}, dt);
-            const auto raw = trace.total_w();
-            const auto smooth = filter.apply(raw);
-            std::string s = "time_us,total,filtered\n";
-            char buf[128];
-            for (std::size_t i = 0; i < raw.size(); ++i) {
-                std::snprintf(buf, sizeof buf, "%.6f,%.6f,%.6f\n",
-                              trace.rows()[i].start_seconds * 1e6, raw[i], smooth[i]);
-                s += buf;
-            }
-            write_file(rlc_out, s);
-        }
     }
 
     std::printf("Fig. 12 groups, share of dynamic power (with idle SMs / without):\n");

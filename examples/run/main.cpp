@@ -6,7 +6,8 @@
 //                                                              a PTX kernel (host launch file)
 //   warpkit-run --ptx file.ptx --list-entries                  the file's kernels
 //   warpkit-run --ptx file.ptx --check [--entry NAME]          parse and prepare, run nothing
-//   common: [--config params.json] [--set key=value]... [--json stats.json] [--print-params]
+//   common: [--config params.json] [--set key=value]... [--max-device-mb N] [--json stats.json]
+//           [--print-params]
 //   warpkit-run --list-presets                                 the presets, a line each
 //   warpkit-run [--preset P] [--config F] [--set k=v]... --dump-params
 //                                                              the parameters as JSON, no run
@@ -81,11 +82,12 @@ void check_ptx(const std::string& ptx_file, const std::string& entry,
 void run_ptx(const std::string& preset, const std::string& ptx_file, const std::string& entry,
              const std::string& launch_file, const std::vector<std::string>& overrides,
              const std::string& json_out, bool print_params, const wk::ptx::kernel_options& opt,
-             bool bounds_check) {
+             bool bounds_check, std::uint64_t memory_cap) {
     const auto m = wk::ptx::read_ptx(ptx_file);
     const auto spec = wk::host::read_launch(launch_file);
     wk::host::device dev(preset, overrides);
     dev.check_bounds(bounds_check);
+    dev.set_memory_cap(memory_cap);
     const auto k = dev.prepare(m, entry, opt);
     std::cerr << "running " << ptx_file << " entry " << k.name() << " on " << preset << " (grid "
               << spec.grid.x << "x" << spec.grid.y << "x" << spec.grid.z << ", block "
@@ -188,12 +190,13 @@ int tool_main(int argc, char** argv) {
                 throw wk::error("--ptx needs --entry NAME and --launch FILE (or --list-entries "
                                 "or --check)");
             run_ptx(preset, ptx_file, entry, launch_file, overrides, json_out, print_params, opt,
-                    !no_bounds_check);
+                    !no_bounds_check, presets.memory_cap());
             return 0;
         }
         if (kernel.empty()) throw wk::error("give --kernel FILE or --ptx FILE (see --help)");
         wk::func::isa_kernel k(example::load_program(kernel), wk::gpu::preset_warp_size(preset));
         wk::func::global_memory mem;
+        presets.limit(mem);
         wk::func::load_data(k, mem);
         std::cerr << "running " << kernel << " on " << preset << " (" << k.blocks() << " blocks of "
                   << k.threads_per_block() << " threads)\n";

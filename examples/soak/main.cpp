@@ -16,6 +16,7 @@
 #include "../power/gpu_activity.hpp"
 
 #include <warpkit/gpu/invariants.hpp>
+#include <warpkit/host/memory_cap.hpp>
 #include <warpkit/power/model.hpp>
 #include <warpkit/power/report.hpp>
 
@@ -69,10 +70,11 @@ struct totals {
     memory_use end{};  ///< after the last run, the GPU still alive
 };
 
-// Runs the kernels in turn on preset P until `budget` simulated cycles are spent.
+// Runs the kernels in turn on preset P until `budget` simulated cycles are spent, device
+// memory capped at `memory_cap` bytes.
 template <class P>
 totals soak_preset(const std::vector<kernel_file>& files, const std::vector<std::string>& overrides,
-                   std::uint64_t budget) {
+                   std::uint64_t budget, std::uint64_t memory_cap) {
     auto params = P::params();
     wk::apply_overrides(params, overrides);
     const bool counted = params.memory.model == wk::gpu::memory_model::hierarchy;
@@ -86,6 +88,7 @@ totals soak_preset(const std::vector<kernel_file>& files, const std::vector<std:
     const example::mapping_params mapping;
     const wk::power::model model;
     wk::func::global_memory mem; // device memory lives on from kernel to kernel
+    wk::host::limit_memory(mem, memory_cap);
     totals t;
     bool warm = false;
     for (std::size_t i = 0; t.cycles < budget; i = (i + 1) % kernels.size()) {
@@ -171,7 +174,8 @@ int tool_main(int argc, char** argv) {
         for (const auto& name : presets) {
             const auto tp = std::chrono::steady_clock::now();
             const totals t = wk::gpu::visit_preset(name, [&](auto tag) {
-                return soak_preset<typename decltype(tag)::type>(files, overrides, per_preset);
+                return soak_preset<typename decltype(tag)::type>(files, overrides, per_preset,
+                                                                 params.memory_cap());
             });
             const double s = seconds_since(tp);
             std::printf(

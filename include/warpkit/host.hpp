@@ -6,4 +6,5 @@
 #include <warpkit/host/device.hpp>
 #include <warpkit/host/launch_file.hpp>
 #include <warpkit/host/launch_runner.hpp>
+#include <warpkit/host/memory_cap.hpp>
 #include <warpkit/host/value_type.hpp>

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <sstream>
 #include <string>
 
@@ -49,6 +50,28 @@ TEST_CASE("a power trace has one CSV row per interval, components as columns") {
     }
     CHECK(rows == 2);
     (void)b;
+}
+
+TEST_CASE("a streamed power trace writes write_csv's text and keeps only its last row") {
+    const wp::model m;
+    wp::power_trace kept;
+    wp::power_trace streamed;
+    std::ostringstream os;
+    streamed.stream_to(os);
+    auto a = wp::gtx480_reference_activity();
+    for (int i = 0; i < 5; ++i) {
+        a.cycles = 500 - 100 * static_cast<std::uint64_t>(i == 4); // the last one shorter
+        a.sms[0].active_cycles = static_cast<std::uint64_t>(100 * i);
+        kept.record(m, a);
+        streamed.record(m, a, m.nominal());
+        REQUIRE(streamed.size() == 1);
+        CHECK(streamed.rows().back().start_cycle == kept.rows().back().start_cycle);
+    }
+    std::ostringstream whole;
+    whole.precision(3); // the rows' precision is their own; the stream's comes back
+    kept.write_csv(whole);
+    CHECK(whole.precision() == 3);
+    CHECK(os.str() == whole.str());
 }
 
 TEST_CASE("the energy report sums components, SMs and groups consistently") {

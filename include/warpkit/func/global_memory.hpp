@@ -54,13 +54,15 @@ public:
         return *this;
     }
     global_memory(global_memory&& o) noexcept
-        : pages_(std::move(o.pages_)), allocs_(std::move(o.allocs_)), checked_(o.checked_) {
+        : pages_(std::move(o.pages_)), allocs_(std::move(o.allocs_)), checked_(o.checked_),
+          page_limit_(o.page_limit_) {
         o.last_ = nullptr;
     }
     global_memory& operator=(global_memory&& o) noexcept {
         pages_ = std::move(o.pages_);
         allocs_ = std::move(o.allocs_);
         checked_ = o.checked_;
+        page_limit_ = o.page_limit_;
         last_ = nullptr;
         o.last_ = nullptr;
         return *this;
@@ -266,6 +268,10 @@ public:
 
     /// Pages written so far.
     [[nodiscard]] std::size_t pages() const noexcept { return pages_.size(); }
+    /// Caps the pages held at once: a write that needs one more throws sim_error instead of
+    /// growing the host's memory without bound (default: no cap).
+    void limit_pages(std::size_t pages) noexcept { page_limit_ = pages; }
+    [[nodiscard]] std::size_t page_limit() const noexcept { return page_limit_; }
 
     /// Same contents (a page never written equals a page of zeros).
     friend bool operator==(const global_memory& a, const global_memory& b) {
@@ -301,10 +307,22 @@ private:
     [[nodiscard]] page_type& page_(std::uint64_t page) {
         if (last_ != nullptr && last_page_ == page) return *last_;
         auto& p = pages_[page];
-        if (!p) p = std::make_unique<page_type>();
+        if (!p) {
+            if (pages_.size() > page_limit_) {
+                pages_.erase(page);
+                fail_limit_(page);
+            }
+            p = std::make_unique<page_type>();
+        }
         last_page_ = page;
         last_ = p.get();
         return *p;
+    }
+    [[noreturn]] void fail_limit_(std::uint64_t page) const {
+        throw sim_error("global memory: a write to " + hex(page * page_bytes) +
+                        " needs a page beyond the cap of " + std::to_string(page_limit_) +
+                        " pages (" + std::to_string((page_limit_ * page_bytes) >> 20) +
+                        " MiB) of device memory");
     }
     // Zeros over [addr, addr + n) where pages exist (absent pages read as zero already).
     void clear_(std::uint64_t addr, std::uint64_t n) {
@@ -324,6 +342,7 @@ private:
             pages_.emplace(base, std::make_unique<page_type>(*page));
         allocs_ = o.allocs_;
         checked_ = o.checked_;
+        page_limit_ = o.page_limit_;
         last_ = nullptr;
     }
     // Every page of *this reads the same in `o`.
@@ -339,6 +358,7 @@ private:
     std::unordered_map<std::uint64_t, std::unique_ptr<page_type>> pages_;
     std::map<std::uint64_t, allocation> allocs_;
     bool checked_ = false;
+    std::size_t page_limit_ = ~std::size_t{0};
     mutable std::uint64_t last_page_ = 0;
     mutable page_type* last_ = nullptr; // pages never move: the map holds unique_ptrs
 };

@@ -16,7 +16,10 @@
 /// below the addresses PTX `.global` variables and the generic windows use. Every global
 /// access of a kernel is checked against the buffers and `.global` variables (a sim_error
 /// naming the kernel, pc, lane, address and the nearest buffer); `check_bounds(false)` turns
-/// the check off for speed.
+/// the check off for speed. The host memory a device may hold is capped (`set_memory_cap`,
+/// default half of the machine's, host/memory_cap.hpp): an allocation past the cap is refused
+/// with a config_error naming the buffer, and a kernel writing more pages than the cap holds
+/// (unchecked, outside every buffer) stops with a sim_error.
 
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/params.hpp>
@@ -28,10 +31,12 @@
 #include <warpkit/func/ptx_source.hpp>
 #include <warpkit/gpu/sm_counters.hpp>
 #include <warpkit/func/ptx_functional.hpp>
+#include <warpkit/host/memory_cap.hpp>
 #include <warpkit/ptx/ir.hpp>
 #include <warpkit/ptx/kernel.hpp>
 #include <warpkit/ptx/launch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <concepts>
 #include <cstddef>
@@ -111,7 +116,17 @@ public:
             return static_cast<std::uint32_t>(decltype(tag)::type::warp_size);
         });
         mem_.check_bounds(true);
+        set_memory_cap(default_max_device_bytes());
     }
+
+    /// Caps the host memory the device holds at `bytes`: the live buffers (alloc) and the
+    /// pages kernels write (host::limit_memory).
+    void set_memory_cap(std::uint64_t bytes) noexcept {
+        memory_cap_ = bytes;
+        limit_memory(mem_, bytes);
+    }
+    /// The cap on the device's memory in bytes.
+    [[nodiscard]] std::uint64_t memory_cap() const noexcept { return memory_cap_; }
 
     /// Whether launches share one memory system, so L2 and DRAM state carry over from launch
     /// to launch as on a real GPU (default off: every launch starts with a cold memory side;
@@ -145,25 +160,47 @@ public:
     [[nodiscard]] func::global_memory& memory() noexcept { return mem_; }
     [[nodiscard]] const func::global_memory& memory() const noexcept { return mem_; }
 
+    /// Throws config_error naming buffer `name` unless `bytes` more, after the live buffers
+    /// and `pending` bytes about to be allocated, fit the preset's `device_memory_mb` and
+    /// the memory cap; touches nothing (a launch file's buffers are checked all at once).
+    void check_fits(std::uint64_t bytes, std::string_view name, std::uint64_t pending = 0) const {
+        const std::uint64_t capacity = params_.device_memory_mb << 20;
+        const std::uint64_t used = live_bytes_ + std::min(pending, ~live_bytes_);
+        const std::string what = std::to_string(bytes) + " for buffer '" + std::string(name) + "'";
+        if (used > capacity || bytes > capacity - used)
+            throw config_error("alloc.bytes", what,
+                               "at most " + std::to_string(used > capacity ? 0 : capacity - used) +
+                                   " (device memory left of device_memory_mb = " +
+                                   std::to_string(params_.device_memory_mb) +
+                                   "; raise it with --set device_memory_mb=N)");
+        if (used > memory_cap_ || bytes > memory_cap_ - used)
+            throw config_error(
+                "alloc.bytes", what,
+                "at most " + std::to_string(used > memory_cap_ ? 0 : memory_cap_ - used) +
+                    " (left of the device-memory cap of " + std::to_string(memory_cap_ >> 20) +
+                    " MiB, " + std::to_string(used) + " bytes taken; " + raise_cap_hint + ")");
+    }
+
     /// A zero-filled device buffer of `bytes` bytes (at least one byte is reserved), named
     /// `name` in bounds-check messages (default: "buffer N", N counting from 0).
-    /// Throws config_error when the live buffers would exceed the preset's
-    /// `device_memory_mb`. Addresses are never reused, so a stale pointer to a freed buffer
-    /// faults instead of reading another buffer.
+    /// Throws config_error (check_fits) when the live buffers would exceed the preset's
+    /// `device_memory_mb` or the memory cap. Addresses are never reused, so a stale pointer
+    /// to a freed buffer faults instead of reading another buffer.
     [[nodiscard]] buffer alloc(std::uint64_t bytes, std::string name = {}) {
-        const std::uint64_t capacity = params_.device_memory_mb << 20;
+        if (name.empty()) name = "buffer " + std::to_string(buffers_);
+        check_fits(bytes, name);
         const std::uint64_t reserved = (std::max<std::uint64_t>(bytes, 1) + alloc_alignment - 1) /
                                        alloc_alignment * alloc_alignment;
-        if (bytes > capacity - live_bytes_ || reserved > ptx::global_variable_base - next_)
-            throw config_error("alloc.bytes", std::to_string(bytes),
-                               "at most " + std::to_string(capacity - live_bytes_) +
-                                   " (device memory left of device_memory_mb = " +
-                                   std::to_string(params_.device_memory_mb) + ")");
+        if (reserved > ptx::global_variable_base - next_)
+            throw config_error("alloc.bytes", std::to_string(bytes) + " for buffer '" + name + "'",
+                               "at most " + std::to_string(ptx::global_variable_base - next_) +
+                                   " (device addresses left below the module variables)");
         const buffer b{next_, bytes};
         next_ += reserved;
         live_bytes_ += bytes;
-        mem_.allocate(b.address, b.bytes,
-                      name.empty() ? "buffer " + std::to_string(buffers_) : std::move(name));
+        // Zeros even where an unchecked kernel wrote past another buffer (cheap: no pages).
+        mem_.discard(b.address, b.bytes);
+        mem_.allocate(b.address, b.bytes, std::move(name));
         ++buffers_;
         return b;
     }
@@ -209,9 +246,10 @@ public:
                                std::to_string(data.size_bytes()) + " bytes at offset " +
                                    std::to_string(offset),
                                "within the buffer's " + std::to_string(b.bytes) + " bytes");
-        std::vector<std::uint8_t> raw(data.size_bytes());
-        if (!raw.empty()) std::memcpy(raw.data(), data.data(), raw.size());
-        mem_.write_bytes(b.address + offset, raw);
+        // The bytes as they are, without a copy (a launch file's buffer may be gigabytes).
+        mem_.write_bytes(b.address + offset, std::span<const std::uint8_t>(
+                                                 reinterpret_cast<const std::uint8_t*>(data.data()),
+                                                 data.size_bytes()));
     }
     /// The buffer's contents as elements of T (bytes / sizeof(T) of them).
     template <class T>
@@ -319,6 +357,7 @@ private:
     std::uint64_t buffers_ = 0;
     std::uint64_t next_ = heap_base;
     std::uint64_t live_bytes_ = 0;
+    std::uint64_t memory_cap_ = 0;
     bool warm_on_ = false;
     std::uint64_t sample_every_ = 1;
     sample_hook sample_;

@@ -32,15 +32,25 @@ struct spec_buffers {
     }
 };
 
-/// Allocates every buffer of `s` on `dev` and writes its initial contents.
+/// Allocates every buffer of `s` on `dev` and writes its initial contents. The buffers are
+/// checked against the device's memory (device::check_fits) all at once first, so a launch
+/// file asking for too much fails naming the buffer before any memory is touched.
 [[nodiscard]] inline spec_buffers allocate(device& dev, const launch_spec& s) {
+    std::uint64_t pending = 0;
+    for (std::size_t i = 0; i < s.buffers.size(); ++i) {
+        try {
+            dev.check_fits(s.buffers[i].bytes(), s.buffers[i].name, pending);
+        } catch (const config_error& e) {
+            throw e.with_prefix("launch.buffers[" + std::to_string(i) + "]");
+        }
+        pending += s.buffers[i].bytes();
+    }
     spec_buffers out;
     for (const auto& b : s.buffers) {
         const buffer d = dev.alloc(b.bytes(), b.name);
-        const auto init = initial_contents(b);
-        std::vector<std::uint8_t> raw(init.size());
-        if (!raw.empty()) std::memcpy(raw.data(), init.data(), raw.size());
-        dev.write(d, std::span<const std::uint8_t>(raw));
+        // A fresh buffer reads as zeros already: writing zeros would only take memory.
+        if (b.init.kind != init_kind::zeros)
+            dev.write(d, std::span<const std::byte>(initial_contents(b)));
         out.list.emplace_back(b.name, d);
     }
     return out;

@@ -35,7 +35,8 @@ struct trace_row {
     [[nodiscard]] double total_w() const noexcept { return dynamic_total_w() + leakage_w; }
 };
 
-/// A power trace: rows appended interval by interval.
+/// A power trace: rows appended interval by interval, kept in memory or (stream_to) written
+/// out as they come.
 class power_trace {
 public:
     /// A trace of intervals of `sample_cycles` core cycles (the last may be shorter).
@@ -48,6 +49,15 @@ public:
     [[nodiscard]] std::size_t size() const noexcept { return rows_.size(); }
     void reserve(std::size_t n) { rows_.reserve(n); }
     void clear() noexcept { rows_.clear(); }
+
+    /// Writes the CSV header to `os` now and every row to it as add() makes it, keeping only
+    /// the last row (rows() holds at most one): memory stays flat however long the trace.
+    /// The text is write_csv's. `os` must outlive the trace's last add().
+    void stream_to(std::ostream& os) {
+        os << csv_header() << '\n';
+        stream_ = &os;
+        rows_.clear();
+    }
 
     /// Appends the breakdown of the next interval (`active_sms`: SMs with work in it).
     void add(const power_breakdown& b, std::uint32_t active_sms = 0) {
@@ -64,6 +74,10 @@ public:
         r.gating_overhead_w = b.gating_overhead_w;
         r.leakage_w = b.leakage_total_w();
         r.active_sms = active_sms;
+        if (stream_ != nullptr) {
+            write_row(*stream_, r);
+            rows_.clear();
+        }
         rows_.push_back(r);
     }
 
@@ -99,21 +113,26 @@ public:
     /// Writes the header and one row per interval.
     void write_csv(std::ostream& os) const {
         os << csv_header() << '\n';
+        for (const auto& r : rows_)
+            write_row(os, r);
+    }
+
+    /// Writes one CSV row (nine significant digits).
+    static void write_row(std::ostream& os, const trace_row& r) {
         const auto old = os.precision(9);
-        for (const auto& r : rows_) {
-            os << r.start_cycle << ',' << r.start_seconds * 1e6 << ',' << r.cycles << ',' << r.mhz
-               << ',' << r.active_sms;
-            for (double v : r.dynamic_w)
-                os << ',' << v;
-            os << ',' << r.idle_sm_w << ',' << r.gating_overhead_w << ',' << r.leakage_w << ','
-               << r.dynamic_total_w() << ',' << r.total_w() << '\n';
-        }
+        os << r.start_cycle << ',' << r.start_seconds * 1e6 << ',' << r.cycles << ',' << r.mhz
+           << ',' << r.active_sms;
+        for (double v : r.dynamic_w)
+            os << ',' << v;
+        os << ',' << r.idle_sm_w << ',' << r.gating_overhead_w << ',' << r.leakage_w << ','
+           << r.dynamic_total_w() << ',' << r.total_w() << '\n';
         os.precision(old);
     }
 
 private:
     std::uint64_t sample_cycles_;
     std::vector<trace_row> rows_;
+    std::ostream* stream_ = nullptr; ///< set by stream_to
     power_breakdown scratch_;
 };
 
