@@ -58,6 +58,9 @@ int tool_main(int argc, char** argv) {
     app.add_flag("--words", words, "emit only the instruction words, 8 hex digits per line");
     app.add_flag("-d,--disassemble", dis, "disassemble a kernel image or a word list");
     if (const auto code = example::parse_command_line(app, argc, argv)) return *code;
+    if (app.count("input") == 0)
+        if (const auto code = example::refuse_terminal_input("warpkit-asm", "FILE (- for stdin)"))
+            return *code;
 
     const std::string name = input == "-" ? "<stdin>" : input;
     try {

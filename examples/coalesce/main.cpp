@@ -40,6 +40,8 @@ int tool_main(int argc, char** argv) {
     app.add_option("--arch", arch, "coalescing rules: cc13, fermi (128-B lines) or sector (32 B)")
         ->check(CLI::IsMember({"cc13", "fermi", "sector"}));
     if (const auto code = example::parse_command_line(app, argc, argv)) return *code;
+    if (const auto code = example::refuse_terminal_input("warpkit-coalesce", "an access file"))
+        return *code;
     try {
         const warp_access a = example::read_access(std::cin);
         const auto out = arch == "cc13"    ? run<warpkit::mem::cc13_coalescer>(a)

@@ -4,7 +4,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include <unistd.h>
+
+#include <iostream>
 #include <optional>
+#include <string_view>
 
 namespace example {
 
@@ -17,6 +21,17 @@ namespace example {
         return app.exit(e) == 0 ? 0 : 2;
     }
     return std::nullopt;
+}
+
+/// For a tool that reads its input from standard input when no file is named: 2 (after a
+/// usage line naming `tool` and `what` it wanted) when standard input is a terminal, where
+/// the tool would wait silently for typing; nothing when a file or pipe feeds it.
+[[nodiscard]] inline std::optional<int> refuse_terminal_input(std::string_view tool,
+                                                              std::string_view what) {
+    if (isatty(STDIN_FILENO) == 0) return std::nullopt;
+    std::cerr << tool << ": no input: give " << what
+              << " or redirect standard input from one (see --help)\n";
+    return 2;
 }
 
 } // namespace example

@@ -8,6 +8,7 @@
 // The trace (stdin by default) has one character per cycle: '1' when an instruction for the
 // unit arrives, '0' when none does; whitespace is ignored. Arrivals queue and the unit serves
 // one per cycle while powered on. `adaptive` is naive Blackout with adaptive idle-detect.
+#include "../common/command_line.hpp"
 #include "../common/tool_main.hpp"
 
 #include <warpkit/core/error.hpp>
@@ -126,12 +127,20 @@ int tool_main(int argc, char** argv) {
         std::string text;
         std::string source = "<stdin>";
         if (trace_file.empty()) {
+            if (const auto code = example::refuse_terminal_input("warpkit-gating", "--trace FILE"))
+                return *code;
             text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
         } else {
             text = warpkit::read_file(trace_file);
             source = trace_file;
         }
         const auto arrivals = gating::parse_demand_trace(text, source);
+        if (arrivals.empty()) {
+            // A report over no cycles would be all zeros: say what is wrong instead.
+            std::cerr << "warpkit-gating: " << source
+                      << ": the trace holds no cycles (one '0' or '1' per cycle)\n";
+            return 2;
+        }
         const auto r = policies().at(policy)(arrivals, p);
         std::cout << report(policy, r, p).dump(2) << "\n";
         return 0;
