@@ -130,6 +130,28 @@ struct law_traits<wi::scheduler_bank<S>> {
     static constexpr bool greedy = false;
 };
 
+/// Views of up to `warps` warps (ids 0 .. warps-1) in random order: each offered with
+/// probability 0.9, with a random unit class, age and state.
+std::vector<wi::warp_view> random_views(warpkit::rng& r, std::size_t warps) {
+    std::vector<wi::warp_view> v;
+    for (std::size_t w = 0; w < warps; ++w) {
+        if (r.bernoulli(0.1)) continue; // not offered this cycle
+        wi::warp_view x;
+        x.id = static_cast<wi::warp_id>(w);
+        x.unit = any_class(r);
+        x.age = r.below(1000);
+        x.valid = r.bernoulli(0.9);
+        x.ready = r.bernoulli(0.6);
+        x.long_latency = r.bernoulli(0.15);
+        x.at_barrier = r.bernoulli(0.1);
+        x.finished = r.bernoulli(0.1);
+        v.push_back(x);
+    }
+    for (std::size_t i = v.size(); i > 1; --i) // any order of views
+        std::swap(v[i - 1], v[r.below(i)]);
+    return v;
+}
+
 template <class S>
 concept blockable = requires(S& s, wi::unit_set u) {
     s.set_blocked(u);
@@ -181,17 +203,7 @@ TEST_CASE_TEMPLATE("law: a scheduler of 128 warps picks among ids 64..127 as the
         warpkit::rng r(seed);
         const std::size_t warps = 1 + r.below(64);
         for (int cycle = 0; cycle < 300; ++cycle) {
-            std::vector<wi::warp_view> v;
-            for (std::size_t w = 0; w < warps; ++w) {
-                wi::warp_view x;
-                x.id = static_cast<wi::warp_id>(w);
-                x.unit = int_or_fp(r);
-                x.age = r.below(1000);
-                x.ready = r.bernoulli(0.6);
-                x.long_latency = r.bernoulli(0.15);
-                x.finished = r.bernoulli(0.05);
-                v.push_back(x);
-            }
+            const std::vector<wi::warp_view> v = random_views(r, warps);
             std::vector<wi::warp_view> shifted = v;
             for (auto& x : shifted)
                 x.id = static_cast<wi::warp_id>(x.id + shift);
@@ -232,22 +244,7 @@ TEST_CASE_TEMPLATE("law: picks are distinct issuable warps, at most width, repea
         const std::size_t warps = 1 + r.below(48);
         std::uint64_t notified = 0;
         for (int cycle = 0; cycle < 400; ++cycle) {
-            std::vector<wi::warp_view> v;
-            for (std::size_t w = 0; w < warps; ++w) {
-                if (r.bernoulli(0.1)) continue; // not offered this cycle
-                wi::warp_view x;
-                x.id = static_cast<wi::warp_id>(w);
-                x.unit = any_class(r);
-                x.age = r.below(1000);
-                x.valid = r.bernoulli(0.9);
-                x.ready = r.bernoulli(0.6);
-                x.long_latency = r.bernoulli(0.15);
-                x.at_barrier = r.bernoulli(0.1);
-                x.finished = r.bernoulli(0.1);
-                v.push_back(x);
-            }
-            for (std::size_t i = v.size(); i > 1; --i) // any order of views
-                std::swap(v[i - 1], v[r.below(i)]);
+            const std::vector<wi::warp_view> v = random_views(r, warps);
             wi::unit_set blocked;
             if constexpr (blockable<S>) {
                 for (std::size_t u = 0; u < warpkit::isa::unit_class_count; ++u)
