@@ -1028,6 +1028,15 @@ void runtime::properties(cudaDeviceProp& p) const {
     p.canMapHostMemory = 0;
     p.unifiedAddressing = 1;
     p.memoryBusWidth = 384;
+    {
+        // The L2 of the hierarchy: every slice's sets x ways x line (0 on the ideal memory).
+        const auto& m = g.memory;
+        const auto& c = m.partition.l2.cache;
+        const std::uint64_t l2 = m.model == gpu::memory_model::hierarchy
+                                     ? std::uint64_t{m.slices()} * c.sets * c.ways * c.line_bytes
+                                     : 0;
+        p.l2CacheSize = static_cast<int>(std::min<std::uint64_t>(l2, 0x7fffffff));
+    }
     p.maxThreadsPerMultiProcessor = static_cast<int>(g.sm.warp_slots * 32);
     p.sharedMemPerMultiprocessor = g.shared_bytes;
     p.regsPerMultiprocessor = static_cast<int>(g.registers);
@@ -1104,6 +1113,16 @@ cudaError_t runtime::attribute(int* value, cudaDeviceAttr attr) const {
     case cudaDevAttrGlobalMemoryBusWidth:
         *value = p.memoryBusWidth;
         break;
+    case cudaDevAttrL2CacheSize:
+        *value = p.l2CacheSize;
+        break;
+    case cudaDevAttrMemoryClockRate: {
+        // CUDA's memory clock is half the data rate per pin (peak bandwidth = 2 x clock x bus
+        // width): a GDDR5 command clock of 924 MHz moving four beats a cycle is 1848 MHz.
+        const auto& t = g.memory.partition.dram.timing;
+        *value = static_cast<int>(g.memory.clocks.dram_mhz * 1000ull * t.beats_per_cycle / 2);
+        break;
+    }
     case cudaDevAttrManagedMemory:
         *value = 1;
         break;
@@ -1147,8 +1166,13 @@ cudaError_t runtime::function_attributes(cudaFuncAttributes* a, const void* host
     a->sharedSizeBytes = k.static_shared_bytes();
     a->constSizeBytes = k.constant_bank().size();
     a->localSizeBytes = k.local_bytes();
-    a->maxThreadsPerBlock = 1024;
     a->numRegs = static_cast<int>(k.regs_per_thread());
+    // CUDA's limit for this function on this device: 1024 threads, fewer where one SM's
+    // register file holds fewer of its threads (whole warps), as a launch would be refused.
+    const std::uint64_t fit = k.regs_per_thread() == 0
+                                  ? 1024
+                                  : dev_.params().registers / k.regs_per_thread() / 32 * 32;
+    a->maxThreadsPerBlock = static_cast<int>(std::min<std::uint64_t>(1024, fit));
     a->ptxVersion = static_cast<int>(m.ptx->version_major * 10 + m.ptx->version_minor);
     a->binaryVersion = a->ptxVersion;
     a->maxDynamicSharedSizeBytes =
