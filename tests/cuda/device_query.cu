@@ -72,6 +72,8 @@ int main()
         {cudaDevAttrComputeCapabilityMinor, p.minor, "cudaDevAttrComputeCapabilityMinor"},
         {cudaDevAttrMaxThreadsPerMultiProcessor, p.maxThreadsPerMultiProcessor,
          "cudaDevAttrMaxThreadsPerMultiProcessor"},
+        {cudaDevAttrL2CacheSize, p.l2CacheSize, "cudaDevAttrL2CacheSize"},
+        {cudaDevAttrGlobalMemoryBusWidth, p.memoryBusWidth, "cudaDevAttrGlobalMemoryBusWidth"},
     };
     for (const auto& a : attrs) {
         int v = -1;
@@ -81,6 +83,13 @@ int main()
     int clock = 0;
     CHECK(cudaDeviceGetAttribute(&clock, cudaDevAttrClockRate, 0));
     EXPECT(clock > 0, "cudaDevAttrClockRate = %d", clock);
+    // Both presets have an L2 of at least 256 KiB and GDDR5 at 924 MHz (1848 MHz as CUDA
+    // counts the memory clock: half the data rate).
+    EXPECT(p.l2CacheSize >= 256 * 1024, "l2CacheSize = %d", p.l2CacheSize);
+    int memory_clock = 0;
+    CHECK(cudaDeviceGetAttribute(&memory_clock, cudaDevAttrMemoryClockRate, 0));
+    EXPECT(memory_clock == 1848000, "cudaDevAttrMemoryClockRate = %d kHz, expected 1848000",
+           memory_clock);
 
     cudaFuncAttributes fa;
     CHECK(cudaFuncGetAttributes(&fa, with_shared));
