@@ -19,26 +19,28 @@ SEED = 2024
 START_LEVEL = 3
 
 
-def graph():
+def graph(vertices=VERTICES):
+    """The graph in CSR form: (row offsets, columns). Other sizes (scripts/speed uses 65,536
+    vertices) draw the same degree distribution."""
     rnd = random.Random(SEED)
-    adj = [set() for _ in range(VERTICES)]
-    for v in range(VERTICES):
+    adj = [set() for _ in range(vertices)]
+    for v in range(vertices):
         degree = min(6, 1 + int(rnd.expovariate(0.6)))
         for _ in range(degree):
-            u = rnd.randrange(VERTICES)
+            u = rnd.randrange(vertices)
             if u != v:
                 adj[v].add(u)
                 adj[u].add(v)
     rows = [0]
     cols = []
-    for v in range(VERTICES):
+    for v in range(vertices):
         cols.extend(sorted(adj[v]))
         rows.append(len(cols))
     return rows, cols
 
 
 def levels_after(rows, cols, expansions):
-    level = [-1] * VERTICES
+    level = [-1] * (len(rows) - 1)
     level[0] = 0
     frontier = deque([0])
     while frontier:
