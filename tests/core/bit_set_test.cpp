@@ -75,3 +75,24 @@ TEST_CASE("bit_set::below holds every index under n, across word boundaries") {
     constexpr auto c = bit_set<64>::below(64); // usable in constant expressions
     static_assert(c.count() == 64);
 }
+
+TEST_CASE("bit_set::visit_until stops at the first true; for_each never stops") {
+    bit_set<200> s;
+    s.set(3).set(64).set(130).set(199);
+    std::vector<std::size_t> seen;
+    CHECK(s.visit_until([&](std::size_t i) {
+        seen.push_back(i);
+        return i >= 64;
+    }));
+    CHECK(seen == std::vector<std::size_t>{3, 64});
+    // A visitor's result does not stop for_each, and a void visitor never stops visit_until.
+    seen.clear();
+    s.for_each([&](std::size_t i) {
+        seen.push_back(i);
+        return true;
+    });
+    CHECK(seen == std::vector<std::size_t>{3, 64, 130, 199});
+    seen.clear();
+    CHECK_FALSE(s.visit_until([&](std::size_t i) { seen.push_back(i); }));
+    CHECK(seen == std::vector<std::size_t>{3, 64, 130, 199});
+}

@@ -24,6 +24,32 @@ struct Mixed {
 constexpr int SLOTS = 26;
 constexpr int THREADS = 64;
 
+// Every field the kernel receives, as doubles in slot order: the kernel writes them out and
+// the host check computes what it must have written, from the same values.
+__host__ __device__ __forceinline__ void field_slots(char c, double d, int3 v, Inner in, short s,
+                                                     Mixed m, bool flag, unsigned long long big,
+                                                     float f, double* slots)
+{
+    const double r[SLOTS] = {
+        (double)c,        d,           (double)v.x,     (double)v.y,      (double)v.z,
+        (double)in.tag,   (double)in.values[0], (double)in.values[4], (double)in.name[0],
+        (double)in.name[2], (double)s, (double)m.c,     m.d,              (double)m.v.x,
+        (double)m.v.z,    (double)m.in.tag, (double)m.in.values[2], (double)m.in.name[1],
+        (double)m.q.x,    (double)m.q.w, (double)flag,  (double)(big >> 40),
+        (double)(big & 0xffffffffull), (double)f, (double)sizeof(Mixed), (double)sizeof(Inner)};
+    for (int k = 0; k < SLOTS; ++k) {
+        slots[k] = r[k];
+    }
+}
+
+// The sum thread t writes: it needs the array members, indexed by the thread.
+__host__ __device__ __forceinline__ long long thread_sum(int t, char c, int3 v, Inner in, Mixed m,
+                                                         bool flag, unsigned long long big)
+{
+    return (long long)in.values[t % 5] * (t + 1) + m.in.values[(t + 2) % 5] + v.y +
+           (flag ? (long long)big : -1LL) + c;
+}
+
 // Thread 0 writes every field as a double; every thread t writes one sum that needs the
 // array member, so all threads must see the same parameters.
 __global__ void unpack(char c, double d, int3 v, Inner in, short s, Mixed m, bool flag,
@@ -31,19 +57,9 @@ __global__ void unpack(char c, double d, int3 v, Inner in, short s, Mixed m, boo
 {
     int t = threadIdx.x;
     if (t == 0) {
-        double r[SLOTS] = {
-            (double)c,        d,           (double)v.x,     (double)v.y,      (double)v.z,
-            (double)in.tag,   (double)in.values[0], (double)in.values[4], (double)in.name[0],
-            (double)in.name[2], (double)s, (double)m.c,     m.d,              (double)m.v.x,
-            (double)m.v.z,    (double)m.in.tag, (double)m.in.values[2], (double)m.in.name[1],
-            (double)m.q.x,    (double)m.q.w, (double)flag,  (double)(big >> 40),
-            (double)(big & 0xffffffffull), (double)f, (double)sizeof(Mixed), (double)sizeof(Inner)};
-        for (int k = 0; k < SLOTS; ++k) {
-            out[k] = r[k];
-        }
+        field_slots(c, d, v, in, s, m, flag, big, f, out);
     }
-    per_thread[t] = (long long)in.values[t % 5] * (t + 1) + m.in.values[(t + 2) % 5] + v.y +
-                    (flag ? (long long)big : -1LL) + c;
+    per_thread[t] = thread_sum(t, c, v, in, m, flag, big);
 }
 
 static int check(char c, double d, int3 v, const Inner& in, short s, const Mixed& m, bool flag,
@@ -55,13 +71,8 @@ static int check(char c, double d, int3 v, const Inner& in, short s, const Mixed
     long long per[THREADS];
     CHECK(cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost));
     CHECK(cudaMemcpy(per, dper, sizeof per, cudaMemcpyDeviceToHost));
-    const double want[SLOTS] = {
-        (double)c,          d,          (double)v.x,     (double)v.y,     (double)v.z,
-        (double)in.tag,     (double)in.values[0], (double)in.values[4], (double)in.name[0],
-        (double)in.name[2], (double)s,  (double)m.c,     m.d,             (double)m.v.x,
-        (double)m.v.z,      (double)m.in.tag, (double)m.in.values[2], (double)m.in.name[1],
-        (double)m.q.x,      (double)m.q.w, (double)flag, (double)(big >> 40),
-        (double)(big & 0xffffffffull), (double)f, (double)sizeof(Mixed), (double)sizeof(Inner)};
+    double want[SLOTS];
+    field_slots(c, d, v, in, s, m, flag, big, f, want);
     for (int k = 0; k < SLOTS; ++k) {
         if (std::memcmp(&out[k], &want[k], sizeof(double)) != 0) {
             std::printf("FAIL: field slot %d = %.17g, expected %.17g\n", k, out[k], want[k]);
@@ -69,8 +80,7 @@ static int check(char c, double d, int3 v, const Inner& in, short s, const Mixed
         }
     }
     for (int t = 0; t < THREADS; ++t) {
-        const long long w = (long long)in.values[t % 5] * (t + 1) + m.in.values[(t + 2) % 5] +
-                            v.y + (flag ? (long long)big : -1LL) + c;
+        const long long w = thread_sum(t, c, v, in, m, flag, big);
         if (per[t] != w) {
             std::printf("FAIL: thread %d computed %lld, expected %lld\n", t, per[t], w);
             return 1;

@@ -13,6 +13,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace warpkit {
 
@@ -86,17 +87,26 @@ public:
     /// Calls `visit(i)` for every member `i`, in ascending order.
     template <class Visit>
     constexpr void for_each(Visit&& visit) const {
-        for (std::size_t w = 0; w < words; ++w)
-            for (std::uint64_t bits = words_[w]; bits != 0; bits &= bits - 1)
-                visit(w * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
+        // visit_until with a visitor that never stops. A void visitor is passed as it is: a
+        // wrapping lambda would be one more call level for the inliner, which then leaves the
+        // scoreboard's release loop slower.
+        if constexpr (std::is_void_v<std::invoke_result_t<Visit&, std::size_t>>)
+            visit_until(visit);
+        else
+            visit_until([&visit](std::size_t i) { (void)visit(i); });
     }
     /// Calls `visit(i)` for the members in ascending order until it returns true; returns
-    /// whether it did.
+    /// whether it did. A visitor returning void never stops.
     template <class Visit>
     constexpr bool visit_until(Visit&& visit) const {
         for (std::size_t w = 0; w < words; ++w)
-            for (std::uint64_t bits = words_[w]; bits != 0; bits &= bits - 1)
-                if (visit(w * 64 + static_cast<std::size_t>(std::countr_zero(bits)))) return true;
+            for (std::uint64_t bits = words_[w]; bits != 0; bits &= bits - 1) {
+                const std::size_t i = w * 64 + static_cast<std::size_t>(std::countr_zero(bits));
+                if constexpr (std::is_void_v<decltype(visit(i))>)
+                    visit(i);
+                else if (visit(i))
+                    return true;
+            }
         return false;
     }
     /// Word `w` of the set (members 64w .. 64w + 63).

@@ -319,10 +319,11 @@ private:
         return *p;
     }
     [[noreturn]] void fail_limit_(std::uint64_t page) const {
-        throw sim_error("global memory: a write to " + hex(page * page_bytes) +
-                        " needs a page beyond the cap of " + std::to_string(page_limit_) +
-                        " pages (" + std::to_string((page_limit_ * page_bytes) >> 20) +
-                        " MiB) of device memory");
+        throw sim_error(
+            "global memory: a write to " + hex(page * page_bytes) +
+            " needs a page beyond the cap of " + std::to_string(page_limit_) + " pages (" +
+            std::to_string((page_limit_ * page_bytes) >> 20) +
+            " MiB) of device memory; raise the device-memory cap with --max-device-mb N");
     }
     // Zeros over [addr, addr + n) where pages exist (absent pages read as zero already).
     void clear_(std::uint64_t addr, std::uint64_t n) {

@@ -1,7 +1,8 @@
 #pragma once
 /// \file
 /// `detail::entry_stack`: what the reconvergence stacks (`pdom_stack`, `ssy_stack`) keep alike:
-/// fixed storage for their entries, the deepest the stack has been, and their counters.
+/// their mask, entry and size types, fixed storage for their entries, the deepest the stack
+/// has been, and their counters.
 
 #include <warpkit/core/lane_mask.hpp>
 #include <warpkit/simt/stats.hpp>
@@ -18,6 +19,15 @@ namespace warpkit::simt::detail {
 template <class Entry, std::size_t Capacity, std::size_t WarpSize>
 class entry_stack {
 public:
+    /// The warp's lane mask type.
+    using mask_type = lane_mask<WarpSize>;
+    /// Lanes per warp.
+    static constexpr std::size_t warp_size = WarpSize;
+    /// Most entries the stack holds at once (the stack says why it is enough).
+    static constexpr std::size_t capacity = Capacity;
+    /// One stack entry.
+    using entry = Entry;
+
     /// Number of entries.
     [[nodiscard]] std::size_t depth() const noexcept { return size_; }
     /// Deepest the stack has been since construction.
@@ -41,7 +51,7 @@ protected:
         if (size_ > max_depth_) max_depth_ = size_;
     }
     /// Keeps only `lanes` in every entry; entries left without lanes are dropped.
-    void keep_lanes_(lane_mask<WarpSize> lanes) noexcept {
+    void keep_lanes_(mask_type lanes) noexcept {
         std::size_t kept = 0;
         for (std::size_t i = 0; i < size_; ++i) {
             Entry e = entries_[i];

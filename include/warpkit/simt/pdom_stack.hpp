@@ -35,25 +35,17 @@ struct pdom_entry {
 } // namespace detail
 
 /// PDOM reconvergence stack of one warp of `WarpSize` lanes; fixed storage, no allocation.
+/// Its capacity is the worst-case depth: W-1 nested divergences (each one splits off at least
+/// one lane) of two entries each, plus the bottom entry.
 template <std::size_t WarpSize>
 class pdom_stack
     : public detail::entry_stack<detail::pdom_entry<WarpSize>, 2 * WarpSize - 1, WarpSize> {
     using base = detail::entry_stack<detail::pdom_entry<WarpSize>, 2 * WarpSize - 1, WarpSize>;
-    using base::entries_;
-    using base::size_;
-    using base::stats_;
+    // A class template sees the names of its base only where it names them again.
+    using base::entries_, base::size_, base::stats_;
 
 public:
-    /// The warp's lane mask type.
-    using mask_type = lane_mask<WarpSize>;
-    /// Lanes per warp.
-    static constexpr std::size_t warp_size = WarpSize;
-    /// Worst-case depth: W-1 nested divergences (each one splits off at least one lane) of
-    /// two entries each, plus the bottom entry.
-    static constexpr std::size_t capacity = 2 * WarpSize - 1;
-
-    /// One stack entry.
-    using entry = detail::pdom_entry<WarpSize>;
+    using base::capacity, typename base::entry, typename base::mask_type;
 
     /// A finished (empty) warp.
     pdom_stack() = default;

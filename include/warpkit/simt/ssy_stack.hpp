@@ -42,27 +42,19 @@ struct ssy_entry {
 
 } // namespace detail
 
-/// SSY-driven warp stack of one warp of `WarpSize` lanes; fixed storage, no allocation.
+/// SSY-driven warp stack of one warp of `WarpSize` lanes; fixed storage, no allocation. Its
+/// capacity is as many entries as lanes (paper 004: the worst case, each lane on its own
+/// path); nested divergences each split off at least one lane, so W-1 are ever used at once.
 template <std::size_t WarpSize>
 class ssy_stack : public detail::entry_stack<detail::ssy_entry<WarpSize>, WarpSize, WarpSize> {
     using base = detail::entry_stack<detail::ssy_entry<WarpSize>, WarpSize, WarpSize>;
-    using base::entries_;
-    using base::size_;
-    using base::stats_;
+    // A class template sees the names of its base only where it names them again.
+    using base::entries_, base::size_, base::stats_;
 
 public:
-    /// The warp's lane mask type.
-    using mask_type = lane_mask<WarpSize>;
-    /// Lanes per warp.
-    static constexpr std::size_t warp_size = WarpSize;
-    /// As many entries as lanes (paper 004: the worst case, each lane on its own path); nested
-    /// divergences each split off at least one lane, so W-1 are ever used at once.
-    static constexpr std::size_t capacity = WarpSize;
-
+    using base::capacity, typename base::entry, typename base::mask_type;
     /// Which of the two paths of an entry is running.
     using path = detail::ssy_path;
-    /// One stack entry.
-    using entry = detail::ssy_entry<WarpSize>;
 
     /// A finished (empty) warp.
     ssy_stack() = default;
