@@ -1,6 +1,8 @@
 #pragma once
 // Shared by the example tools: parsing the command line with CLI11, the same exit codes for
-// all of them.
+// all of them, the same progress flags.
+
+#include "progress.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -21,6 +23,16 @@ namespace example {
         return app.exit(e) == 0 ? 0 : 2;
     }
     return std::nullopt;
+}
+
+/// Adds --quiet and --progress to `app` (a tool or one of its subcommands), which decide
+/// whether its progress line is shown (progress_options::enabled).
+inline void add_progress_flags(CLI::App& app, progress_options& o) {
+    app.add_flag("--quiet", o.quiet,
+                 "no progress line on stderr (shown by default when stderr is a terminal)");
+    app.add_flag("--progress", o.forced,
+                 "show the progress line even when stderr is not a terminal, as one line per "
+                 "update (at most five a second); it goes to stderr, never to the output");
 }
 
 /// For a tool that reads its input from standard input when no file is named: 2 (after a

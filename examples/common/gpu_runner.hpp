@@ -2,6 +2,8 @@
 // Shared by the examples that run kernels on GPU presets: load a kernel (assembly or image),
 // pick a preset by name at run time, run it, and print a readable report.
 
+#include "progress.hpp"
+
 #include <warpkit/core/file.hpp>
 #include <warpkit/core/json.hpp>
 #include <warpkit/core/params.hpp>
@@ -13,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdio>
@@ -50,25 +53,22 @@ struct preset_run {
 
 template <class Preset>
 preset_run run_with(const warpkit::func::isa_kernel& k, warpkit::func::global_memory& mem,
-                    const std::vector<std::string>& overrides, bool show_progress) {
+                    const std::vector<std::string>& overrides, progress_line* progress) {
     auto p = Preset::params();
     warpkit::apply_overrides(p, overrides);
-    warpkit::gpu::gpu<Preset> g(p);
+    const bool show_progress = progress != nullptr && progress->enabled();
+    // The progress line samples the run more often than the preset would; sampling changes
+    // nothing else, and the run reports the preset's own params.
+    auto run_params = p;
+    if (show_progress)
+        run_params.sample_cycles = std::min(run_params.sample_cycles, progress_sample_cycles);
+    warpkit::gpu::gpu<Preset> g(run_params);
     preset_run r;
     r.params = p;
     std::array<std::uint64_t, warpkit::isa::unit_class_count> busy{};
     std::array<std::uint64_t, warpkit::isa::unit_class_count> count{};
-    const auto progress = [&](std::uint64_t cycle, auto sms, bool done) {
-        if (!show_progress || done) return;
-        std::uint64_t insts = 0;
-        std::uint64_t blocks = 0;
-        for (const auto& sm : sms) {
-            insts += sm.warp_instructions();
-            blocks += sm.stats().blocks_completed;
-        }
-        std::fprintf(stderr, "  cycle %llu: %llu warp instructions, %llu of %u blocks done\n",
-                     static_cast<unsigned long long>(cycle), static_cast<unsigned long long>(insts),
-                     static_cast<unsigned long long>(blocks), k.blocks());
+    const auto show = [&](std::uint64_t cycle, auto sms, bool) {
+        show_blocks(*progress, cycle, blocks_completed(sms), k.blocks());
     };
     r.stats = g.run(
         k, mem,
@@ -80,7 +80,7 @@ preset_run run_with(const warpkit::func::isa_kernel& k, warpkit::func::global_me
                 ++count[kind];
             }
         },
-        progress);
+        show_progress ? typename warpkit::gpu::gpu<Preset>::sample_hook(show) : nullptr);
     for (std::size_t i = 0; i < busy.size(); ++i)
         if (count[i] != 0 && r.stats.cycles != 0)
             r.units.busy[i] = static_cast<double>(busy[i]) /
@@ -88,13 +88,14 @@ preset_run run_with(const warpkit::func::isa_kernel& k, warpkit::func::global_me
     return r;
 }
 
-/// Runs `k` on the preset called `name` with `key=value` overrides of its gpu_params.
+/// Runs `k` on the preset called `name` with `key=value` overrides of its gpu_params, showing
+/// its blocks done on `progress` when one is given.
 inline preset_run run_preset(const std::string& name, const warpkit::func::isa_kernel& k,
                              warpkit::func::global_memory& mem,
                              const std::vector<std::string>& overrides,
-                             bool show_progress = false) {
+                             progress_line* progress = nullptr) {
     return warpkit::gpu::visit_preset(name, [&](auto tag) {
-        return run_with<typename decltype(tag)::type>(k, mem, overrides, show_progress);
+        return run_with<typename decltype(tag)::type>(k, mem, overrides, progress);
     });
 }
 

@@ -6,11 +6,14 @@
 //               [--rates 0.02,0.06,...] [--warmup C --sample C] [--seed S]
 //               [--router-delays routing,vc,sw,st] [--speculative] [--two-stage] ...
 //     prints `rate,avg_packet_latency,avg_network_latency,accepted_rate,hops_avg,status`
-//     rows (status ok or unstable); progress goes to stderr.
+//     rows (status ok or unstable); progress goes to stderr: a line per rate and, on a
+//     terminal, a progress line within each rate (cycles of warm-up and sampling done, ETA;
+//     [--quiet] hides it, [--progress] shows it on a file or pipe too).
 //   warpkit-noc --encode inst|mem|ctrl field=value ...   prints the packet as 0x + hex
 //   warpkit-noc --decode inst|mem|ctrl 0xHEX             prints name=value lines
 //
 // Bad input: a message on stderr and exit code 2; a run that cannot go on (sim_error): 1.
+#include "../common/command_line.hpp"
 #include "../common/tool_main.hpp"
 
 #include <warpkit/core/error.hpp>
@@ -24,6 +27,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <chrono>
@@ -165,6 +169,7 @@ struct options {
     std::uint32_t latency = 0; // ideal: cycles; crossbar: switch latency (0 = default)
     std::string hotspots = "0";
     double hotspot_fraction = 1.0;
+    example::progress_options progress;
 };
 
 mesh_params make_mesh(const options& o) {
@@ -219,11 +224,24 @@ int sweep(const options& o, const traffic& t, const std::vector<double>& rates, 
     auto probe = make(); // checks the network params before any output
     (void)probe;
     std::cout << "rate,avg_packet_latency,avg_network_latency,accepted_rate,hops_avg,status\n";
-    for (const double rate : rates) {
+    example::progress_line progress("warpkit-noc", o.progress);
+    // The drain's cycles come on top: past this, the count stays at its end.
+    const std::uint64_t planned = sp.warmup_cycles + sp.max_samples * sp.sample_cycles;
+    const auto show = [&](std::uint64_t cycle) {
+        if (cycle % 64 == 0)
+            progress.update({"cycle", std::min(cycle, planned), planned, "cycles"});
+    };
+    for (std::size_t index = 0; index < rates.size(); ++index) {
+        const double rate = rates[index];
         auto net = make();
         warpkit::rng r(o.seed);
         const auto t0 = std::chrono::steady_clock::now();
-        const rate_result res = run_rate(net, t, rate, sp, r);
+        char what[64];
+        std::snprintf(what, sizeof what, "rate %g (%zu/%zu)", rate, index + 1, rates.size());
+        progress.stage(what);
+        const rate_result res = progress.enabled() ? run_rate(net, t, rate, sp, r, show)
+                                                   : run_rate(net, t, rate, sp, r);
+        progress.finish();
         const double secs =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         const bool ok = res.status == run_status::ok;
@@ -356,6 +374,7 @@ int tool_main(int argc, char** argv) {
     app.add_option("--encode", encode, "print a cluster packet (inst, mem, ctrl) as hex");
     app.add_option("--decode", decode, "print the fields of a cluster packet (inst, mem, ctrl)");
     app.add_option("fields", rest, "field=value ... (--encode) or 0xHEX (--decode)");
+    example::add_progress_flags(app, o.progress);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

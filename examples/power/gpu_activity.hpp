@@ -10,6 +10,8 @@
 
 #include "interval_file.hpp"
 
+#include "../common/progress.hpp"
+
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/reflect.hpp>
@@ -31,6 +33,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -439,13 +442,18 @@ private:
     std::shared_ptr<interval_file> file_; ///< set by keep_on_disk
 };
 
+/// Told at every sample of a run: the cycles run and the blocks completed so far.
+using run_progress = std::function<void(std::uint64_t cycles, std::uint64_t blocks)>;
+
 /// Runs `k` on `Preset` with params `p` and records the activity of every `sample_cycles`
 /// cycles (the last interval may be shorter), through gpu::run's sample hook; `on_disk`
-/// keeps the intervals in a temporary file (sampled_run::on_disk) instead of memory.
+/// keeps the intervals in a temporary file (sampled_run::on_disk) instead of memory;
+/// `progress`, when given, hears of every sample.
 template <class Preset>
 sampled_run run_sampled(const warpkit::func::isa_kernel& k, warpkit::func::global_memory& mem,
                         const warpkit::gpu::gpu_params& p, std::uint64_t sample_cycles,
-                        const mapping_params& m, bool on_disk = false) {
+                        const mapping_params& m, bool on_disk = false,
+                        const run_progress& progress = {}) {
     namespace gpu = warpkit::gpu;
     using gpu_type = gpu::gpu<Preset>;
     gpu::gpu_params q = p;
@@ -457,8 +465,10 @@ sampled_run run_sampled(const warpkit::func::isa_kernel& k, warpkit::func::globa
     auto sampler = std::make_shared<activity_sampler>(
         p.sms, m, p.memory.model == gpu::memory_model::hierarchy);
     if (on_disk) sampler->keep_on_disk();
-    const auto rs = g.run(
-        k, mem, {}, [&](std::uint64_t cycles, auto sms, bool) { sampler->add_sms(cycles, sms); });
+    const auto rs = g.run(k, mem, {}, [&](std::uint64_t cycles, auto sms, bool) {
+        sampler->add_sms(cycles, sms);
+        if (progress) progress(cycles, blocks_completed(sms));
+    });
     sampler->finish(rs.cycles, rs.memory);
     r.cycles = rs.cycles;
     r.intervals = std::move(sampler->intervals());
@@ -473,12 +483,12 @@ inline sampled_run run_sampled(const std::string& name, const warpkit::func::isa
                                warpkit::func::global_memory& mem,
                                const std::vector<std::string>& overrides,
                                std::uint64_t sample_cycles, const mapping_params& m,
-                               bool on_disk = false) {
+                               bool on_disk = false, const run_progress& progress = {}) {
     const auto with = [&](auto preset) {
         using P = decltype(preset);
         auto p = P::params();
         warpkit::apply_overrides(p, overrides);
-        return run_sampled<P>(k, mem, p, sample_cycles, m, on_disk);
+        return run_sampled<P>(k, mem, p, sample_cycles, m, on_disk, progress);
     };
     if (name == "fermi_gtx480") return with(warpkit::gpu::fermi_gtx480{});
     if (name == "tesla_seed004") return with(warpkit::gpu::tesla_seed004{});

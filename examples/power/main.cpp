@@ -4,6 +4,8 @@
 //   report        run kernels on a GPU preset, print the per-component power breakdown,
 //                 optionally write the power trace, the RLC-filtered trace, JSON and CSV
 //   dvfs          no DVFS vs fine-grained, coarse-grained and cluster-level DVFS
+// report and dvfs show a progress line on stderr (the kernel, its blocks done, ETA) when it is
+// a terminal; --quiet hides it, --progress shows it on a file or pipe too.
 #include "commands.hpp"
 #include "gpu_activity.hpp"
 
@@ -52,6 +54,7 @@ struct model_options {
     std::vector<std::string> gpu_set;   // preset params overrides
     bool lane_gating = false;
     std::uint64_t sample = 500;
+    example::progress_options progress; // --quiet, --progress
 };
 
 wp::model make_model(const model_options& o) {
@@ -69,17 +72,35 @@ std::vector<std::string> kernel_files(const std::vector<std::string>& kernels,
     return kernels.empty() ? example::assembly_files(dir) : kernels;
 }
 
+std::string stem(const std::string& f) {
+    return std::filesystem::path(f).stem().string();
+}
+
+// Which of a command's kernels runs, for the progress line.
+struct kernel_slot {
+    std::size_t index = 0;
+    std::size_t count = 1;
+};
+
 // `on_disk`: the intervals go to a temporary file (sampled_run::on_disk), not memory.
 example::sampled_run run_kernel(const std::string& preset, const std::string& file,
-                                const model_options& o, bool on_disk = false) {
+                                const model_options& o, example::progress_line& progress,
+                                kernel_slot slot, bool on_disk = false) {
     warpkit::func::isa_kernel k(example::load_program(file));
     warpkit::func::global_memory mem;
     warpkit::func::load_data(k, mem);
-    return example::run_sampled(preset, k, mem, o.gpu_set, o.sample, make_mapping(o), on_disk);
-}
-
-std::string stem(const std::string& f) {
-    return std::filesystem::path(f).stem().string();
+    progress.stage(stem(file) + " on " + preset + " (kernel " + std::to_string(slot.index + 1) +
+                   "/" + std::to_string(slot.count) + ")");
+    const auto show = [&](std::uint64_t cycles, std::uint64_t blocks) {
+        const double share = static_cast<double>(blocks) / static_cast<double>(k.blocks());
+        example::show_blocks(progress, cycles, blocks, k.blocks(),
+                             (static_cast<double>(slot.index) + share) /
+                                 static_cast<double>(slot.count));
+    };
+    auto r = example::run_sampled(preset, k, mem, o.gpu_set, o.sample, make_mapping(o), on_disk,
+                                  progress.enabled() ? example::run_progress(show) : nullptr);
+    progress.finish();
+    return r;
 }
 
 void write_file(const std::string& path, const std::string& text) {
@@ -177,10 +198,12 @@ int cmd_report(const std::string& preset, const std::vector<std::string>& kernel
     std::array<double, wp::figure12_group_count> avg_idle{};
     std::array<double, wp::figure12_group_count> avg_active{};
     std::vector<std::pair<std::string, group_shares>> per_kernel;
-    for (const auto& f : files) {
+    example::progress_line progress("warpkit-power", o.progress);
+    for (std::size_t index = 0; index < files.size(); ++index) {
+        const std::string& f = files[index];
         // The intervals wait on disk while the kernel runs and the trace rows go straight to
         // their files: memory stays flat however long the kernel runs.
-        const auto r = run_kernel(preset, f, o, true);
+        const auto r = run_kernel(preset, f, o, progress, {index, files.size()}, true);
         wp::energy_account e;
         wp::power_trace trace(o.sample);
         std::ofstream trace_file;
@@ -260,8 +283,10 @@ int cmd_dvfs(const std::string& preset, const std::vector<std::string>& kernels,
     std::printf("%-10s %8s %9s %11s | %7s %7s | %7s %7s | %7s %7s\n", "kernel", "cycles", "stall%",
                 "energy uJ", "fine E", "slow", "coarse", "slow", "cluster", "slow");
     double sum_fine = 0, sum_coarse = 0, sum_cluster = 0;
-    for (const auto& f : files) {
-        const auto r = run_kernel(preset, f, o);
+    example::progress_line progress("warpkit-power", o.progress);
+    for (std::size_t index = 0; index < files.size(); ++index) {
+        const std::string& f = files[index];
+        const auto r = run_kernel(preset, f, o, progress, {index, files.size()});
         const auto proc = wp::make_dvfs_trace(m, r.intervals, 0);
         const auto clus = wp::make_dvfs_trace(m, r.intervals, cluster);
         const auto a = wp::run_dvfs(proc, fine);
@@ -328,6 +353,7 @@ int tool_main(int argc, char** argv) {
         c->add_flag("--lane-gating", o.lane_gating, "clock-gate idle SIMD lanes (Section 5.2)");
         c->add_option("--sample", o.sample, "sampling interval in core cycles")
             ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
+        example::add_progress_flags(*c, o.progress);
     };
     auto* report = app.add_subcommand("report", "run kernels and print the power breakdown");
     add_run_options(report);

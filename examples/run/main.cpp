@@ -7,7 +7,9 @@
 //   warpkit-run --ptx file.ptx --list-entries                  the file's kernels
 //   warpkit-run --ptx file.ptx --check [--entry NAME]          parse and prepare, run nothing
 //   common: [--config params.json] [--set key=value]... [--max-device-mb N] [--json stats.json]
-//           [--print-params]
+//           [--print-params] [--quiet] [--progress]
+//           a progress line (blocks done of the grid, ETA) on stderr when it is a terminal:
+//           --quiet hides it, --progress shows it on a file or pipe too
 //   warpkit-run --list-presets                                 the presets, a line each
 //   warpkit-run [--preset P] [--config F] [--set k=v]... --dump-params
 //                                                              the parameters as JSON, no run
@@ -32,6 +34,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -82,7 +85,7 @@ void check_ptx(const std::string& ptx_file, const std::string& entry,
 void run_ptx(const std::string& preset, const std::string& ptx_file, const std::string& entry,
              const std::string& launch_file, const std::vector<std::string>& overrides,
              const std::string& json_out, bool print_params, const wk::ptx::kernel_options& opt,
-             bool bounds_check, std::uint64_t memory_cap) {
+             bool bounds_check, std::uint64_t memory_cap, example::progress_line& progress) {
     const auto m = wk::ptx::read_ptx(ptx_file);
     const auto spec = wk::host::read_launch(launch_file);
     wk::host::device dev(preset, overrides);
@@ -93,7 +96,18 @@ void run_ptx(const std::string& preset, const std::string& ptx_file, const std::
               << spec.grid.x << "x" << spec.grid.y << "x" << spec.grid.z << ", block "
               << spec.block.x << "x" << spec.block.y << "x" << spec.block.z << ", "
               << k.regs_per_thread() << " registers per thread)\n";
+    if (progress.enabled()) {
+        const std::uint64_t blocks =
+            std::uint64_t{spec.grid.x} * std::uint64_t{spec.grid.y} * std::uint64_t{spec.grid.z};
+        progress.stage(k.name() + " on " + preset);
+        dev.sample(example::progress_sample_cycles,
+                   [&](std::uint64_t cycle, std::span<const wk::gpu::sm_counters> sms, bool) {
+                       example::show_blocks(progress, cycle, example::blocks_completed(sms),
+                                            blocks);
+                   });
+    }
     const auto r = wk::host::run_launch(dev, k, spec);
+    progress.finish();
     if (print_params) std::cout << wk::params_to_text(dev.params()) << '\n';
     const auto& t = r.run.total;
     std::printf("%s on %s: %llu cycles (%.2f us at %u MHz)\n", k.name().c_str(), preset.c_str(),
@@ -141,6 +155,7 @@ int tool_main(int argc, char** argv) {
     std::string launch_file;
     std::string json_out;
     bool print_params = false;
+    example::progress_options progress_flags;
     presets.add_to(app);
     auto* isa =
         app.add_option("--kernel", kernel, "warpkit-ISA kernel: assembly (.s) or image (.hex)");
@@ -170,10 +185,12 @@ int tool_main(int argc, char** argv) {
         ->needs(ptx);
     app.add_option("--json", json_out, "write params and stats as JSON to this file");
     app.add_flag("--print-params", print_params, "print the preset's parameters");
+    example::add_progress_flags(app, progress_flags);
     isa->excludes(ptx);
     if (const auto code = example::parse_command_line(app, argc, argv)) return *code;
 
     try {
+        example::progress_line progress("warpkit-run", progress_flags);
         if (presets.print_requested(std::cout)) return 0;
         const std::string& preset = presets.preset;
         const std::vector<std::string> overrides = presets.settings();
@@ -190,7 +207,7 @@ int tool_main(int argc, char** argv) {
                 throw wk::error("--ptx needs --entry NAME and --launch FILE (or --list-entries "
                                 "or --check)");
             run_ptx(preset, ptx_file, entry, launch_file, overrides, json_out, print_params, opt,
-                    !no_bounds_check, presets.memory_cap());
+                    !no_bounds_check, presets.memory_cap(), progress);
             return 0;
         }
         if (kernel.empty()) throw wk::error("give --kernel FILE or --ptx FILE (see --help)");
@@ -200,7 +217,9 @@ int tool_main(int argc, char** argv) {
         wk::func::load_data(k, mem);
         std::cerr << "running " << kernel << " on " << preset << " (" << k.blocks() << " blocks of "
                   << k.threads_per_block() << " threads)\n";
-        const auto r = example::run_preset(preset, k, mem, overrides, true);
+        progress.stage(kernel + " on " + preset);
+        const auto r = example::run_preset(preset, k, mem, overrides, &progress);
+        progress.finish();
         if (print_params) std::cout << wk::params_to_text(r.params) << '\n';
         std::cout << example::report(kernel, r);
         if (!json_out.empty()) write_json(json_out, example::to_json(kernel, r));

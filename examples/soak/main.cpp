@@ -4,9 +4,11 @@
 // execution units) and its energy account's identities are checked; the first broken one
 // stops the soak. Resident memory is reported at the start and the end, and per preset after
 // the first tenth of its cycles (warm) and after its last run, so growth over a long run shows.
+// A progress line on stderr (cycles done, ETA) shows on a terminal; --quiet hides it,
+// --progress shows it on a file or pipe too.
 //
 //   warpkit-soak [--cycles N] [--preset NAME]... [--kernels DIR] [--config F.json]
-//                [--set key=value]... [--max-growth-mb MB]
+//                [--set key=value]... [--max-growth-mb MB] [--quiet] [--progress]
 //   warpkit-soak --list-presets | [--preset NAME] [--config F] [--set k=v]... --dump-params
 #include "../common/command_line.hpp"
 #include "../common/gpu_runner.hpp"
@@ -70,11 +72,18 @@ struct totals {
     memory_use end{};  ///< after the last run, the GPU still alive
 };
 
+// Where a preset's soak stands in the whole soak, for the progress line.
+struct soak_position {
+    example::progress_line& line;
+    std::uint64_t cycles_before = 0; ///< spent on the presets before this one
+    std::uint64_t budget = 0;        ///< the cycles of every preset
+};
+
 // Runs the kernels in turn on preset P until `budget` simulated cycles are spent, device
 // memory capped at `memory_cap` bytes.
 template <class P>
 totals soak_preset(const std::vector<kernel_file>& files, const std::vector<std::string>& overrides,
-                   std::uint64_t budget, std::uint64_t memory_cap) {
+                   std::uint64_t budget, std::uint64_t memory_cap, const soak_position& at) {
     auto params = P::params();
     wk::apply_overrides(params, overrides);
     const bool counted = params.memory.model == wk::gpu::memory_model::hierarchy;
@@ -99,7 +108,14 @@ totals soak_preset(const std::vector<kernel_file>& files, const std::vector<std:
         wk::gpu::invariant_report check;
         const auto rs = g.run(
             k, mem, [&](const auto& sm) { check.merge(wk::gpu::check_sm(sm)); },
-            [&](std::uint64_t cycles, auto sms, bool) { sampler.add_sms(cycles, sms); });
+            [&](std::uint64_t cycles, auto sms, bool) {
+                sampler.add_sms(cycles, sms);
+                const std::uint64_t spent = t.cycles + cycles;
+                at.line.update({"cycle", spent, budget, "cycles"},
+                               "run " + std::to_string(t.runs + 1) + " (" + files[i].name + ")",
+                               static_cast<double>(at.cycles_before + spent) /
+                                   static_cast<double>(at.budget));
+            });
         sampler.finish(rs.cycles, rs.memory);
         const auto& intervals = sampler.intervals();
         wk::power::energy_account energy;
@@ -138,6 +154,7 @@ int tool_main(int argc, char** argv) {
     std::string dir = "examples/kernels";
     example::preset_options params;
     double max_growth_mb = 0;
+    example::progress_options progress_flags;
     app.add_option("--cycles", budget, "simulated core cycles in total, shared by the presets")
         ->check(CLI::PositiveNumber);
     app.add_option("--preset", presets, "preset to soak (repeatable; default: every preset)");
@@ -146,6 +163,7 @@ int tool_main(int argc, char** argv) {
     app.add_option("--max-growth-mb", max_growth_mb,
                    "fail when a preset's resident memory grows by more than this from its warm "
                    "point to its end (0: report only)");
+    example::add_progress_flags(app, progress_flags);
     if (const auto code = example::parse_command_line(app, argc, argv)) return *code;
 
     try {
@@ -170,13 +188,17 @@ int tool_main(int argc, char** argv) {
 
         const std::uint64_t per_preset = (budget + presets.size() - 1) / presets.size();
         totals all;
+        example::progress_line progress("warpkit-soak", progress_flags);
         double growth = 0; // largest warm-to-end growth of a preset's resident memory (MB)
         for (const auto& name : presets) {
             const auto tp = std::chrono::steady_clock::now();
+            progress.stage(name);
+            const soak_position at{progress, all.cycles, per_preset * presets.size()};
             const totals t = wk::gpu::visit_preset(name, [&](auto tag) {
                 return soak_preset<typename decltype(tag)::type>(files, overrides, per_preset,
-                                                                 params.memory_cap());
+                                                                 params.memory_cap(), at);
             });
+            progress.finish();
             const double s = seconds_since(tp);
             std::printf(
                 "%-18s %7llu %12llu %14llu %11llu %8.1f %9.0f %6.1f MB %6.1f MB\n", name.c_str(),

@@ -6,8 +6,9 @@
 #include "table.hpp"
 #include "worker.hpp"
 
+#include "../common/progress.hpp"
+
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -70,9 +71,7 @@ private:
     std::vector<std::uint64_t> todo_;
     tally tally_;
     std::mutex mutex_;
-    bool tty_ = false;
-    std::chrono::steady_clock::time_point start_;
-    std::chrono::steady_clock::time_point last_draw_;
+    example::progress_line line_; ///< on a terminal, not --quiet; its clock times the run
 };
 
 /// True when this process was started by mpirun / an MPI launcher (and MPI is built in).

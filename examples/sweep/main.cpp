@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -75,8 +76,7 @@ std::unique_ptr<sweep_run> prepare(const options& o) {
 
 sweep_run::sweep_run(spec s, run_env env, const options& o)
     : spec_(std::move(s)), env_(std::move(env)), opt_(o), columns_(columns(spec_)),
-      files_(files_for(o.out)), tty_(!o.quiet && ::isatty(STDERR_FILENO) != 0),
-      start_(std::chrono::steady_clock::now()), last_draw_() {
+      files_(files_for(o.out)), line_("warpkit-sweep", example::progress_options{o.quiet}) {
     rows_ = read_rows(files_.jsonl, &columns_);
     const std::uint64_t n = point_count(spec_);
     for (auto& [id, row] : rows_) {
@@ -129,29 +129,24 @@ void sweep_run::finished(const json& row) {
 
 void sweep_run::progress(bool force) {
     const std::lock_guard lock(mutex_);
-    if (!tty_) return;
-    const auto now = std::chrono::steady_clock::now();
-    if (!force && now - last_draw_ < std::chrono::milliseconds(200)) return;
-    last_draw_ = now;
-    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    if (!line_.enabled()) return;
     std::string eta = "--:--:--";
-    if (tally_.done > 0) {
-        const double left = elapsed / static_cast<double>(tally_.done) *
-                            static_cast<double>(tally_.total - tally_.done);
+    const double left = example::seconds_left(
+        line_.elapsed(), static_cast<double>(tally_.done) / static_cast<double>(tally_.total));
+    if (left >= 0) {
         const auto secs = static_cast<long long>(std::llround(left));
         char buf[32];
         std::snprintf(buf, sizeof buf, "%02lld:%02lld:%02lld", secs / 3600, secs / 60 % 60,
                       secs % 60);
         eta = buf;
     }
-    std::fprintf(stderr,
-                 "\r\033[Kwarpkit-sweep: %llu/%llu done, %llu failed, %llu running, "
-                 "finish in %s",
-                 static_cast<unsigned long long>(tally_.done),
-                 static_cast<unsigned long long>(tally_.total),
-                 static_cast<unsigned long long>(tally_.failed),
-                 static_cast<unsigned long long>(tally_.running), eta.c_str());
-    std::fflush(stderr);
+    char text[256];
+    std::snprintf(
+        text, sizeof text, "warpkit-sweep: %llu/%llu done, %llu failed, %llu running, finish in %s",
+        static_cast<unsigned long long>(tally_.done), static_cast<unsigned long long>(tally_.total),
+        static_cast<unsigned long long>(tally_.failed),
+        static_cast<unsigned long long>(tally_.running), eta.c_str());
+    line_.draw(text, force);
 }
 
 int sweep_run::finish(bool interrupted) {
@@ -160,9 +155,8 @@ int sweep_run::finish(bool interrupted) {
     write_table(files_, columns_, rows_);
     std::error_code ec;
     std::filesystem::remove_all(env_.scratch, ec);
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    if (tty_) std::fprintf(stderr, "\r\033[K");
+    const double elapsed = line_.elapsed();
+    line_.finish();
     const auto bad = static_cast<std::size_t>(std::count_if(
         rows_.begin(), rows_.end(), [](const auto& r) { return r.second["status"] != "ok"; }));
     if (!opt_.quiet || interrupted)

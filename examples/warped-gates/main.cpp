@@ -10,9 +10,12 @@
 //
 //   warpkit-warped-gates [--mix NAME]... [--seed N] [--warps N] [--set key=value]...
 //                        [--workload key=value]... [--schedulers N] [--active-warps N]
-//                        [--csv | --json]
+//                        [--csv | --json] [--quiet] [--progress]
+//   a progress line on stderr (mix, technique, runs done, ETA) when it is a terminal; --quiet
+//   hides it, --progress shows it on a file or pipe too
 #include "study.hpp"
 
+#include "../common/command_line.hpp"
 #include "../common/tool_main.hpp"
 
 #include <warpkit/core/error.hpp>
@@ -285,6 +288,28 @@ void print_table(const std::vector<mix_result>& mixes, const study::setup& s) {
                 "unit leak: INT + FP leakage energy saved, power model)\n");
 }
 
+// Runs every technique on every mix, showing how far it got on a progress line.
+void run_mixes(std::vector<mix_result>& mixes, const study::setup& s,
+               const example::progress_options& flags) {
+    example::progress_line progress("warpkit-warped-gates", flags);
+    const double runs = static_cast<double>(mixes.size() * study::technique_count);
+    for (std::size_t mix = 0; mix < mixes.size(); ++mix) {
+        auto& m = mixes[mix];
+        progress.stage("mix " + m.name);
+        const auto show = [&](std::size_t technique, std::string_view name, std::uint32_t blocks) {
+            const double share =
+                static_cast<double>(blocks) / static_cast<double>(m.workload.blocks);
+            progress.update(
+                {"run", technique, study::technique_count, "runs"},
+                std::string(name) + ", blocks " + example::grouped(blocks) + "/" +
+                    example::grouped(m.workload.blocks),
+                (static_cast<double>(mix * study::technique_count + technique) + share) / runs);
+        };
+        m.runs = study::run_all(s, m.workload,
+                                progress.enabled() ? study::technique_progress(show) : nullptr);
+    }
+}
+
 int tool_main(int argc, char** argv) {
     CLI::App app{"The Warped Gates evaluation (ConvPG, GATES, Naive / Coordinated Blackout, "
                  "Warped Gates) on synthetic instruction mixes, one SM."};
@@ -295,6 +320,7 @@ int tool_main(int argc, char** argv) {
     std::uint32_t warps = 0;
     bool csv = false;
     bool as_json = false;
+    example::progress_options progress_flags;
     std::string all_names;
     for (auto n : wk::func::synthetic_mix_names())
         all_names += (all_names.empty() ? "" : ", ") + std::string(n);
@@ -312,6 +338,7 @@ int tool_main(int argc, char** argv) {
     auto* csv_flag = app.add_flag("--csv", csv, "Print CSV");
     app.add_flag("--json", as_json, "Print JSON (with the idle-period histograms)")
         ->excludes(csv_flag);
+    example::add_progress_flags(app, progress_flags);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -342,8 +369,7 @@ int tool_main(int argc, char** argv) {
         return 2;
     }
     try {
-        for (auto& m : mixes)
-            m.runs = study::run_all(s, m.workload);
+        run_mixes(mixes, s, progress_flags);
     } catch (const wk::config_error& e) {
         std::cerr << "warpkit-warped-gates: " << e.what() << "\n";
         return 2;

@@ -28,7 +28,9 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace study {
@@ -113,10 +115,21 @@ void add_energy(run_result& r, const Sm& sm) {
                        b.seconds;
 }
 
+/// The techniques run_all runs, the no-gating baseline first.
+inline constexpr std::size_t technique_count = 6;
+
+/// Told every progress_cycles cycles of run_all: which technique runs (its index in run_all's
+/// results and its name) and how many of the workload's blocks it has completed.
+using technique_progress =
+    std::function<void(std::size_t technique, std::string_view name, std::uint32_t blocks)>;
+inline constexpr std::uint64_t progress_cycles = 1024;
+
 /// Runs the workload `w` on one SM with Scheduler and Gating; blocks are started as slots free
-/// up (at most w.max_blocks_per_sm at a time when set).
+/// up (at most w.max_blocks_per_sm at a time when set). `progress(technique, blocks done)`,
+/// when given, is called every progress_cycles cycles.
 template <class Scheduler, class Gating>
-run_result run(const std::string& technique, const setup& s, const wk::func::synthetic_params& w) {
+run_result run(const std::string& technique, const setup& s, const wk::func::synthetic_params& w,
+               const std::function<void(std::string_view, std::uint32_t)>& progress = {}) {
     using pol = policies<Scheduler, Gating>;
     using source_t = wk::func::synthetic_source<32>;
     using sm_t = wk::gpu::sm<pol, source_t>;
@@ -147,6 +160,7 @@ run_result run(const std::string& technique, const setup& s, const wk::func::syn
                                 technique + sm.describe_warps());
         }
         if (c >= s.max_cycles) throw wk::sim_error("max_cycles reached under " + technique);
+        if (progress && c % progress_cycles == 0) progress(technique, next - resident);
     }
     sm.finish();
     if (sm.warp_instructions() != sm.source().total_instructions())
@@ -178,19 +192,28 @@ run_result run(const std::string& technique, const setup& s, const wk::func::syn
     return r;
 }
 
-/// The techniques of paper 003 Section 7.2, after the never-gated baseline.
-inline std::vector<run_result> run_all(const setup& s, const wk::func::synthetic_params& w) {
+/// The techniques of paper 003 Section 7.2, after the never-gated baseline (technique_count
+/// runs), telling `progress` (when given) how far each got.
+inline std::vector<run_result> run_all(const setup& s, const wk::func::synthetic_params& w,
+                                       const technique_progress& progress = {}) {
     namespace g = wk::gating;
     using two_level = wk::issue::two_level<>;
     using gates = wk::issue::gates<>;
     std::vector<run_result> out;
-    out.push_back(run<two_level, g::no_gating>("No gating", s, w));
-    out.push_back(run<two_level, g::conventional>("ConvPG", s, w));
-    out.push_back(run<gates, g::conventional>("GATES", s, w));
-    out.push_back(run<gates, g::naive_blackout>("Naive Blackout", s, w));
-    out.push_back(run<gates, g::coordinated_blackout>("Coordinated Blackout", s, w));
+    // The progress of the technique about to run (the next of `out`).
+    const auto tell = [&]() -> std::function<void(std::string_view, std::uint32_t)> {
+        if (!progress) return {};
+        return [&progress, index = out.size()](std::string_view technique, std::uint32_t blocks) {
+            progress(index, technique, blocks);
+        };
+    };
+    out.push_back(run<two_level, g::no_gating>("No gating", s, w, tell()));
+    out.push_back(run<two_level, g::conventional>("ConvPG", s, w, tell()));
+    out.push_back(run<gates, g::conventional>("GATES", s, w, tell()));
+    out.push_back(run<gates, g::naive_blackout>("Naive Blackout", s, w, tell()));
+    out.push_back(run<gates, g::coordinated_blackout>("Coordinated Blackout", s, w, tell()));
     out.push_back(
-        run<gates, g::adaptive_idle_detect<g::coordinated_blackout>>("Warped Gates", s, w));
+        run<gates, g::adaptive_idle_detect<g::coordinated_blackout>>("Warped Gates", s, w, tell()));
     return out;
 }
 

@@ -62,6 +62,31 @@ TEST_CASE("sweep on the ideal network: latency exact, everything accepted") {
     CHECK(res.packets > 10000);
 }
 
+TEST_CASE("sweep's cycle observer hears of every cycle and changes nothing") {
+    ideal_params ip;
+    ip.nodes = 16;
+    ip.latency = 3;
+    traffic_params tp;
+    tp.k = 4;
+    ideal_network<> plain_net(ip);
+    warpkit::rng plain_rng(5);
+    const auto plain = run_rate(plain_net, traffic(tp), 0.3, sweep_params{}, plain_rng);
+    ideal_network<> net(ip);
+    warpkit::rng r(5);
+    std::uint64_t calls = 0;
+    std::uint64_t last = 0;
+    const auto res = run_rate(net, traffic(tp), 0.3, sweep_params{}, r, [&](std::uint64_t cycles) {
+        ++calls;
+        last = cycles;
+    });
+    CHECK(calls == res.cycles);
+    CHECK(last == res.cycles);
+    CHECK(res.cycles == plain.cycles);
+    CHECK(res.packets == plain.packets);
+    CHECK(res.avg_packet_latency == plain.avg_packet_latency);
+    CHECK(res.accepted_rate == plain.accepted_rate);
+}
+
 TEST_CASE("sweep on a zero-latency ideal network converges (latency 0 every period)") {
     ideal_params ip;
     ip.nodes = 16;

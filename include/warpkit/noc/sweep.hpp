@@ -20,6 +20,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace warpkit::noc {
@@ -67,6 +68,11 @@ struct rate_result {
     std::uint64_t packets = 0; ///< packets measured
 };
 
+/// run_rate's default cycle observer: nothing to tell.
+struct ignore_cycles {
+    void operator()(std::uint64_t /*cycles*/) const noexcept {}
+};
+
 namespace detail {
 
 /// Packet counts and latency sums of a set of packets (all, or those made while sampling).
@@ -102,12 +108,14 @@ struct rate_tally {
 };
 
 /// One injection rate on one network, phase by phase: warm-up, sampling, drain. Each phase
-/// returns why the rate is unstable, or nothing.
-template <network Net>
+/// returns why the rate is unstable, or nothing. `observe(cycles)` hears of every cycle run.
+template <network Net, class Observer = ignore_cycles>
 class rate_run {
 public:
-    rate_run(Net& net, const traffic& t, double rate, const sweep_params& sp, rng& r)
-        : net_(net), traffic_(t), sp_(sp), rng_(r), n_nodes_(static_cast<node_id>(net.nodes())),
+    rate_run(Net& net, const traffic& t, double rate, const sweep_params& sp, rng& r,
+             Observer observe = {})
+        : net_(net), traffic_(t), sp_(sp), rng_(r), observe_(std::move(observe)),
+          n_nodes_(static_cast<node_id>(net.nodes())),
           p_packet_(rate / static_cast<double>(sp.packet_size)), queues_(n_nodes_) {
         res_.rate = rate;
     }
@@ -162,6 +170,7 @@ private:
                 net_.inject(queues_[n].take_front());
         net_.tick();
         eject_packets();
+        observe_(net_.now());
     }
 
     // Warm-up: nothing measured; give up early on runaway latency.
@@ -246,6 +255,7 @@ private:
     const traffic& traffic_;
     const sweep_params& sp_;
     rng& rng_;
+    Observer observe_;
     node_id n_nodes_;
     double p_packet_;
     std::vector<ring<packet_type>> queues_; ///< unbounded source queues, one per node
@@ -261,15 +271,17 @@ private:
 
 } // namespace detail
 
-/// Runs one rate on `net` (fresh, nodes() == t.nodes()).
-template <network Net>
+/// Runs one rate on `net` (fresh, nodes() == t.nodes()); `observe(cycles)` is called after
+/// every cycle (a progress report: at most warmup_cycles + max_samples x sample_cycles, plus
+/// the drain's).
+template <network Net, class Observer = ignore_cycles>
 [[nodiscard]] rate_result run_rate(Net& net, const traffic& t, double rate, const sweep_params& sp,
-                                   rng& r) {
+                                   rng& r, Observer observe = {}) {
     validate(sp);
     check(rate >= 0.0 && rate <= 1.0, "rate", rate, "[0, 1] flits per node per cycle");
     check(net.nodes() == t.nodes(), "traffic.nodes", t.nodes(),
           "the network's node count " + std::to_string(net.nodes()));
-    return detail::rate_run<Net>(net, t, rate, sp, r).run();
+    return detail::rate_run<Net, Observer>(net, t, rate, sp, r, std::move(observe)).run();
 }
 
 } // namespace warpkit::noc
