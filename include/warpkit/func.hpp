@@ -3,8 +3,11 @@
 /// Everything in warpkit/func: functional execution. Device memory, the instruction-source
 /// contract the SM timing model reads warps through, and the sources that execute the
 /// warpkit ISA, PTX and synthetic instruction streams, with whole-launch functional runs of
-/// the first two (the references the timed runs must agree with).
+/// the first two (the references the timed runs must agree with), and the readers of
+/// Accel-Sim's SASS traces. func/trace_file.hpp (xz and gzip trace files) is left out: it
+/// needs liblzma and zlib at link time, which the rest of the library does not.
 
+#include <warpkit/func/accelsim_trace.hpp>
 #include <warpkit/func/global_memory.hpp>
 #include <warpkit/func/instruction_source.hpp>
 #include <warpkit/func/isa_executor.hpp>
