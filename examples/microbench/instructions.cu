@@ -31,86 +31,36 @@
 
 constexpr int latency_steps = 512;
 
-// Each instruction: its type, whether its chain takes both operands from itself (`pairs`),
-// the step on the GPU and (unless approximate) on the CPU, the first value and the fixed
-// second operand, and how far apart the starts of different chains are.
-struct add_s32 {
-    using type = unsigned;
-    static constexpr const char* name = "add.s32";
-    static constexpr bool pairs = true, approximate = false;
-    __device__ static void step(unsigned& x, unsigned y)
-    {
-        asm volatile("add.s32 %0, %0, %1;" : "+r"(x) : "r"(y));
+// Each instruction as a table row: the struct's name, the instruction's name, its C type and
+// inline-PTX constraints, the PTX of one step (x, the chain's value, is %0; y, the other
+// operand, is %1), whether the chain takes both operands from itself (`pairs`), whether the
+// result is approximate (no CPU twin to check against), the step on the CPU, the first value,
+// the fixed second operand, and how far apart the starts of different chains are.
+#define CHAIN_INSTRUCTION(NAME, TEXT, TYPE, OUT, IN, PTX, PAIRS, APPROX, CPU, FIRST, OPERAND,   \
+                          SPACING)                                                             \
+    struct NAME {                                                                              \
+        using type = TYPE;                                                                     \
+        static constexpr const char* name = TEXT;                                              \
+        static constexpr bool pairs = PAIRS, approximate = APPROX;                             \
+        __device__ static void step(TYPE& x, TYPE y) { asm volatile(PTX : OUT(x) : IN(y)); }  \
+        static TYPE cpu(TYPE x, TYPE y) { return (void)y, CPU; }                               \
+        static constexpr TYPE start = FIRST, operand = OPERAND, spacing = SPACING;             \
     }
-    static unsigned cpu(unsigned x, unsigned y) { return x + y; }
-    static constexpr unsigned start = 1, operand = 3, spacing = 1;
-};
-struct mad_s32 {
-    using type = unsigned;
-    static constexpr const char* name = "mad.lo.s32";
-    static constexpr bool pairs = true, approximate = false;
-    __device__ static void step(unsigned& x, unsigned y)
-    {
-        asm volatile("mad.lo.s32 %0, %0, %1, %1;" : "+r"(x) : "r"(y));
-    }
-    static unsigned cpu(unsigned x, unsigned y) { return x * y + y; }
-    static constexpr unsigned start = 1, operand = 3, spacing = 1;
-};
-struct add_f32 {
-    using type = float;
-    static constexpr const char* name = "add.f32";
-    static constexpr bool pairs = false, approximate = false;
-    __device__ static void step(float& x, float y)
-    {
-        asm volatile("add.rn.f32 %0, %0, %1;" : "+f"(x) : "f"(y));
-    }
-    static float cpu(float x, float y) { return x + y; }
-    static constexpr float start = 1.0f, operand = 0.25f, spacing = 1.0f / 4096;
-};
-struct fma_f32 {
-    using type = float;
-    static constexpr const char* name = "fma.rn.f32";
-    static constexpr bool pairs = false, approximate = false;
-    __device__ static void step(float& x, float y)
-    {
-        asm volatile("fma.rn.f32 %0, %0, %1, %1;" : "+f"(x) : "f"(y));
-    }
-    static float cpu(float x, float y) { return std::fma(x, y, y); }
-    static constexpr float start = 1.0f, operand = 0.5f, spacing = 1.0f / 4096;
-};
-struct fma_f64 {
-    using type = double;
-    static constexpr const char* name = "fma.rn.f64";
-    static constexpr bool pairs = false, approximate = false;
-    __device__ static void step(double& x, double y)
-    {
-        asm volatile("fma.rn.f64 %0, %0, %1, %1;" : "+d"(x) : "d"(y));
-    }
-    static double cpu(double x, double y) { return std::fma(x, y, y); }
-    static constexpr double start = 1.0, operand = 0.5, spacing = 1.0 / 4096;
-};
-struct sin_f32 {
-    using type = float;
-    static constexpr const char* name = "sin.approx.f32";
-    static constexpr bool pairs = false, approximate = true;
-    __device__ static void step(float& x, float)
-    {
-        asm volatile("sin.approx.f32 %0, %0;" : "+f"(x));
-    }
-    static float cpu(float x, float) { return x; } // unused: approximate
-    static constexpr float start = 1.0f, operand = 0.0f, spacing = 1.0f / 4096;
-};
-struct rsqrt_f32 {
-    using type = float;
-    static constexpr const char* name = "rsqrt.approx.f32";
-    static constexpr bool pairs = false, approximate = true;
-    __device__ static void step(float& x, float)
-    {
-        asm volatile("rsqrt.approx.f32 %0, %0;" : "+f"(x));
-    }
-    static float cpu(float x, float) { return x; } // unused: approximate
-    static constexpr float start = 2.0f, operand = 0.0f, spacing = 1.0f / 4096;
-};
+
+CHAIN_INSTRUCTION(add_s32, "add.s32", unsigned, "+r", "r", "add.s32 %0, %0, %1;", true, false,
+                  x + y, 1, 3, 1);
+CHAIN_INSTRUCTION(mad_s32, "mad.lo.s32", unsigned, "+r", "r", "mad.lo.s32 %0, %0, %1, %1;", true,
+                  false, x * y + y, 1, 3, 1);
+CHAIN_INSTRUCTION(add_f32, "add.f32", float, "+f", "f", "add.rn.f32 %0, %0, %1;", false, false,
+                  x + y, 1.0f, 0.25f, 1.0f / 4096);
+CHAIN_INSTRUCTION(fma_f32, "fma.rn.f32", float, "+f", "f", "fma.rn.f32 %0, %0, %1, %1;", false,
+                  false, std::fma(x, y, y), 1.0f, 0.5f, 1.0f / 4096);
+CHAIN_INSTRUCTION(fma_f64, "fma.rn.f64", double, "+d", "d", "fma.rn.f64 %0, %0, %1, %1;", false,
+                  false, std::fma(x, y, y), 1.0, 0.5, 1.0 / 4096);
+CHAIN_INSTRUCTION(sin_f32, "sin.approx.f32", float, "+f", "f", "sin.approx.f32 %0, %0;", false,
+                  true, x, 1.0f, 0.0f, 1.0f / 4096);
+CHAIN_INSTRUCTION(rsqrt_f32, "rsqrt.approx.f32", float, "+f", "f", "rsqrt.approx.f32 %0, %0;",
+                  false, true, x, 2.0f, 0.0f, 1.0f / 4096);
 
 // Two dependent steps of a chain (x, y): a pair chain updates x from y, then y from the new
 // x; any other chain steps x twice with the fixed operand.

@@ -166,13 +166,17 @@ TEST_CASE("kernel trace: instructions, registers and the three address compressi
     CHECK(w0[0].src[0] == 255);
     CHECK(w0[0].mem_width == 0);
 
+    // The addresses of the first n active lanes of instruction i.
+    const auto lanes = [&](const trace_instruction& i, std::uint32_t n) {
+        std::vector<std::uint64_t> v;
+        for (std::uint32_t k = 0; k < n; ++k)
+            v.push_back(b.address(i, k));
+        return v;
+    };
     // List of every active lane's address (lanes 0-3).
     CHECK(r.opcodes()[w0[1].opcode] == "LDG.E");
     CHECK(w0[1].mem_width == 4);
-    CHECK(b.address(w0[1], 0) == 0x1000);
-    CHECK(b.address(w0[1], 1) == 0x1010);
-    CHECK(b.address(w0[1], 2) == 0x1004);
-    CHECK(b.address(w0[1], 3) == 0x2000);
+    CHECK(lanes(w0[1], 4) == std::vector<std::uint64_t>{0x1000, 0x1010, 0x1004, 0x2000});
 
     // Base and stride: lane k at base + 4k for all 32 lanes.
     CHECK(w0[2].src_count == 2);
@@ -182,10 +186,7 @@ TEST_CASE("kernel trace: instructions, registers and the three address compressi
 
     // Base and differences over lanes 0, 2, 8 and 10 (mask 0x505): 0x3000, -8, +64, +8.
     CHECK(w0[3].mem_width == 8);
-    CHECK(b.address(w0[3], 0) == 0x3000);
-    CHECK(b.address(w0[3], 1) == 0x2ff8);
-    CHECK(b.address(w0[3], 2) == 0x3038);
-    CHECK(b.address(w0[3], 3) == 0x3040);
+    CHECK(lanes(w0[3], 4) == std::vector<std::uint64_t>{0x3000, 0x2ff8, 0x3038, 0x3040});
     CHECK(w0[3].line == 25);
 
     // The last warp of a 48-thread block holds 16 threads.
