@@ -4,6 +4,9 @@
 //   warpkit-run --preset P --ptx file.ptx --entry NAME --launch launch.json
 //               [--registers-per-thread N] [--no-bounds-check]
 //                                                              a PTX kernel (host launch file)
+//   warpkit-run --ptx file.ptx --entry NAME --launch launch.json --write-trace DIR
+//                                                              no timing: the run as an
+//                                                              Accel-Sim trace in DIR
 //   warpkit-run --ptx file.ptx --list-entries                  the file's kernels
 //   warpkit-run --ptx file.ptx --check [--entry NAME]          parse and prepare, run nothing
 //   common: [--config params.json] [--set key=value]... [--max-device-mb N] [--json stats.json]
@@ -22,6 +25,7 @@
 #include <warpkit/core/json.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/stats.hpp>
+#include <warpkit/func/accelsim_trace_writer.hpp>
 #include <warpkit/host/device.hpp>
 #include <warpkit/host/launch_file.hpp>
 #include <warpkit/host/launch_runner.hpp>
@@ -32,6 +36,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <span>
@@ -79,6 +84,53 @@ void check_ptx(const std::string& ptx_file, const std::string& entry,
     }
     if (!entry.empty() && n == 0) (void)wk::ptx::kernel(m, entry, opt); // names the entries
     std::printf("%s: parsed; %zu %s prepared\n", ptx_file.c_str(), n, n == 1 ? "entry" : "entries");
+}
+
+// Runs a PTX entry functionally as its launch file describes and writes the run as an
+// Accel-Sim trace in `dir`: kernelslist.g (a MemcpyHtoD line for each buffer the launch file
+// fills, then the kernel's trace) and kernel-1.traceg (func::write_accelsim_trace: PTX opcodes,
+// 32-thread warps).
+void write_trace(const std::string& preset, const std::string& ptx_file, const std::string& entry,
+                 const std::string& launch_file, const std::string& dir,
+                 const wk::ptx::kernel_options& opt, std::uint64_t memory_cap) {
+    const auto m = wk::ptx::read_ptx(ptx_file);
+    const auto spec = wk::host::read_launch(launch_file);
+    wk::host::device dev(preset, {});
+    dev.set_memory_cap(memory_cap);
+    const auto k = dev.prepare(m, entry, opt);
+    const auto bufs = wk::host::allocate(dev, spec);
+    const wk::ptx::launch l(k, spec.grid, spec.block, wk::host::pack(k, spec, bufs),
+                            spec.shared_bytes);
+    const std::filesystem::path folder(dir);
+    std::error_code ec;
+    std::filesystem::create_directories(folder, ec);
+    if (ec) throw wk::error("cannot write '" + dir + "': " + ec.message());
+    const auto open = [](const std::filesystem::path& p) {
+        std::ofstream f(p);
+        if (!f) throw wk::error("cannot write '" + p.string() + "'");
+        return f;
+    };
+    std::ofstream list = open(folder / "kernelslist.g");
+    std::ofstream trace = open(folder / "kernel-1.traceg");
+    for (std::size_t i = 0; i < spec.buffers.size(); ++i) {
+        if (spec.buffers[i].init.kind == wk::host::init_kind::zeros) continue;
+        const auto& b = bufs.list[i].second;
+        char line[96];
+        std::snprintf(line, sizeof line, "MemcpyHtoD,0x%016llx,%llu\n",
+                      static_cast<unsigned long long>(b.address),
+                      static_cast<unsigned long long>(b.bytes));
+        list << line;
+    }
+    list << "kernel-1.traceg\n";
+    const auto st = wk::func::write_accelsim_trace(l, dev.memory(), trace);
+    list.close();
+    trace.close();
+    if (!list || !trace) throw wk::error("cannot write the trace in '" + dir + "'");
+    wk::host::write_outputs(dev, spec, bufs);
+    std::printf("%s: wrote %s/kernelslist.g and kernel-1.traceg (%u blocks, %llu warp "
+                "instructions)\n",
+                k.name().c_str(), dir.c_str(), l.blocks(),
+                static_cast<unsigned long long>(st.warp_instructions));
 }
 
 // Runs a PTX entry as its launch file describes; prints a summary, optionally writes JSON.
@@ -170,6 +222,7 @@ int tool_main(int argc, char** argv) {
     bool list = false;
     bool check = false;
     bool no_bounds_check = false;
+    std::string trace_dir;
     wk::ptx::kernel_options opt;
     app.add_flag("--list-entries", list, "list the PTX file's entries and exit")->needs(ptx);
     app.add_flag("--check", check,
@@ -182,6 +235,10 @@ int tool_main(int argc, char** argv) {
         ->check(CLI::Range(1, 255));
     app.add_flag("--no-bounds-check", no_bounds_check,
                  "do not check global accesses against the launch file's buffers (faster)")
+        ->needs(ptx);
+    app.add_option("--write-trace", trace_dir,
+                   "no timing: run the kernel functionally and write it as an Accel-Sim trace "
+                   "(kernelslist.g, kernel-1.traceg; PTX opcodes) in this folder")
         ->needs(ptx);
     app.add_option("--json", json_out, "write params and stats as JSON to this file");
     app.add_flag("--print-params", print_params, "print the preset's parameters");
@@ -206,6 +263,11 @@ int tool_main(int argc, char** argv) {
             if (entry.empty() || launch_file.empty())
                 throw wk::error("--ptx needs --entry NAME and --launch FILE (or --list-entries "
                                 "or --check)");
+            if (!trace_dir.empty()) {
+                write_trace(preset, ptx_file, entry, launch_file, trace_dir, opt,
+                            presets.memory_cap());
+                return 0;
+            }
             run_ptx(preset, ptx_file, entry, launch_file, overrides, json_out, print_params, opt,
                     !no_bounds_check, presets.memory_cap(), progress);
             return 0;

@@ -36,12 +36,24 @@ struct ptx_functional_params {
     WARPKIT_FIELDS(ptx_functional_params, max_warp_instructions, turn)
 };
 
-/// Runs every block of `l` to completion on `mem`. Throws sim_error on a kernel fault (naming
-/// the PTX line), a deadlock (live warps that can neither run nor leave a barrier; the report
-/// lists every warp) or when the watchdog fires.
-template <std::size_t WarpSize = 32, class Stack = simt::pdom_stack<WarpSize>>
+/// What a functional run reports as it goes: a block starts (its linear index), a warp (its
+/// index in the block) executed an instruction, the block finished. The default observes
+/// nothing; func/accelsim_trace_writer.hpp writes what it observes as a trace.
+struct functional_observer {
+    void block_started(std::uint32_t /*block*/) {}
+    template <std::size_t WarpSize>
+    void executed(std::uint32_t /*warp*/, const isa::dynamic_inst<WarpSize>& /*inst*/) {}
+    void block_finished(std::uint32_t /*block*/) {}
+};
+
+/// Runs every block of `l` to completion on `mem`, telling `observer` what executes. Throws
+/// sim_error on a kernel fault (naming the PTX line), a deadlock (live warps that can neither
+/// run nor leave a barrier; the report lists every warp) or when the watchdog fires.
+template <std::size_t WarpSize = 32, class Stack = simt::pdom_stack<WarpSize>,
+          class Observer = functional_observer>
 func::ptx_source_stats run_functional(const ptx::launch& l, func::global_memory& mem,
-                                      const ptx_functional_params& p = {}) {
+                                      const ptx_functional_params& p = {},
+                                      Observer&& observer = Observer{}) {
     validate(p);
     const std::uint32_t warps = l.warps_per_block();
     func::ptx_source<WarpSize, Stack> src(l, mem, warps, 1, l.shared_bytes());
@@ -50,13 +62,14 @@ func::ptx_source_stats run_functional(const ptx::launch& l, func::global_memory&
     const auto& k = l.prepared();
     for (std::uint32_t b = 0; b < l.blocks(); ++b) {
         src.start_block(0, b, slots);
+        observer.block_started(b);
         while (!src.block_finished(0)) {
             bool progressed = false;
             for (const std::uint32_t s : slots) {
                 for (std::uint32_t i = 0; i < p.turn && !src.finished(s) && !src.at_barrier(s);
                      ++i) {
                     const std::uint64_t n = src.stats().warp_instructions;
-                    (void)src.execute(s, func::exec_site{0, n});
+                    observer.executed(s, src.execute(s, func::exec_site{0, n}));
                     progressed = true;
                     if (n + 1 > p.max_warp_instructions)
                         throw sim_error("watchdog: more than " +
@@ -85,6 +98,7 @@ func::ptx_source_stats run_functional(const ptx::launch& l, func::global_memory&
                                 k.name() + "`: warps wait at a barrier others never reach" + state);
             }
         }
+        observer.block_finished(b);
     }
     return src.stats();
 }
