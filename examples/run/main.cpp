@@ -152,8 +152,10 @@ void run_ptx(const std::string& preset, const std::string& ptx_file, const std::
         const std::uint64_t blocks =
             std::uint64_t{spec.grid.x} * std::uint64_t{spec.grid.y} * std::uint64_t{spec.grid.z};
         progress.stage(k.name() + " on " + preset);
+        // The device keeps the callback for the launch below: capture `blocks` by value.
         dev.sample(example::progress_sample_cycles,
-                   [&](std::uint64_t cycle, std::span<const wk::gpu::sm_counters> sms, bool) {
+                   [&progress, blocks](std::uint64_t cycle,
+                                       std::span<const wk::gpu::sm_counters> sms, bool) {
                        example::show_blocks(progress, cycle, example::blocks_completed(sms),
                                             blocks);
                    });
