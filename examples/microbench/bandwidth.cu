@@ -116,9 +116,8 @@ int main(int argc, char** argv)
     for (const auto& k : kernels) {
         const double moved = k.bytes_per_element * n;
         const double gbs = k.ms > 0 ? moved / (k.ms * 1e-3) / 1e9 : 0.0;
+        report("bandwidth", k.name, gbs, "GB/s");
         char name[64];
-        std::snprintf(name, sizeof name, "%s", k.name);
-        report("bandwidth", name, gbs, "GB/s");
         std::snprintf(name, sizeof name, "%s_per_cycle", k.name);
         const double cycles = static_cast<double>(k.ms) * core_khz;
         report("bandwidth", name, cycles > 0 ? moved / cycles : 0.0, "bytes/cycle");

@@ -32,6 +32,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <istream>
+#include <streambuf>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -141,9 +142,13 @@ public:
     // the end of the stream.
     bool next(std::string& line) {
         line.clear();
+        // Straight from the stream buffer: no sentry per character, and an error a
+        // decompressing buffer throws reaches the caller as it is.
+        std::streambuf* buf = in_.rdbuf();
+        if (buf == nullptr) return false;
         int c = 0;
         bool any = false;
-        while ((c = in_.get()) != std::char_traits<char>::eof()) {
+        while ((c = buf->sbumpc()) != std::char_traits<char>::eof()) {
             if (!any) ++number_; // errors while reading name this line
             any = true;
             if (c == '\n') break;
@@ -575,7 +580,7 @@ private:
     }
 
     void finish_() {
-        if (blocks_read_ == 0 && header_.grid.count() > 0)
+        if (blocks_read_ == 0)
             throw parse_error(lines_.file(), lines_.number(), 1,
                               "the trace holds no thread block");
     }
