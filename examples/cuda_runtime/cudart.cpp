@@ -197,14 +197,14 @@ char __cudaInitModule(void** /*fatCubinHandle*/) {
 unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
                                      struct CUstream_st* stream) {
     const auto lock = serialise();
-    rt().call_stack.push_back({gridDim, blockDim, sharedMem, stream});
+    rt().call_stack().push_back({gridDim, blockDim, sharedMem, stream});
     return 0;
 }
 
 cudaError_t __cudaPopCallConfiguration(dim3* gridDim, dim3* blockDim, size_t* sharedMem,
                                        void* stream) {
     const auto lock = serialise();
-    auto& stack = rt().call_stack;
+    auto& stack = rt().call_stack();
     if (stack.empty()) return rt().record(cudaErrorMissingConfiguration);
     const auto c = stack.back();
     stack.pop_back();

@@ -26,6 +26,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -133,7 +134,10 @@ public:
         std::size_t shared = 0;
         cudaStream_t stream = nullptr;
     };
-    std::vector<call_config> call_stack;
+    /// The calling host thread's `<<<...>>>` configurations, pushed by nvcc's launch stub and
+    /// popped by the launch it wraps (CUDA keeps them per host thread: two threads launching
+    /// at once each launch with their own grid).
+    [[nodiscard]] std::vector<call_config>& call_stack() { return here_().calls; }
 
     // Memory.
     cudaError_t malloc(void** ptr, std::size_t bytes);
@@ -178,17 +182,22 @@ public:
                                       {cudaLimitPrintfFifoSize, 1 << 20},
                                       {cudaLimitMallocHeapSize, 8 << 20}};
 
-    // Errors: the last error (cleared by reading, unless sticky) and sticky launch failures.
+    // Errors: the calling host thread's last error (cleared by reading) and sticky launch
+    // failures, which every thread sees until the program ends.
     cudaError_t record(cudaError_t e) {
-        if (e != cudaSuccess) last_ = e;
+        if (e != cudaSuccess) here_().last = e;
         return e;
     }
     cudaError_t take_last() {
-        const cudaError_t e = last_;
-        if (sticky_ == cudaSuccess) last_ = cudaSuccess;
+        if (sticky_ != cudaSuccess) return sticky_;
+        auto& t = here_();
+        const cudaError_t e = t.last;
+        t.last = cudaSuccess;
         return e;
     }
-    [[nodiscard]] cudaError_t peek_last() const noexcept { return last_; }
+    [[nodiscard]] cudaError_t peek_last() {
+        return sticky_ != cudaSuccess ? sticky_ : here_().last;
+    }
     [[nodiscard]] cudaError_t sticky() const noexcept { return sticky_; }
     /// Says once on stderr that `call` is not supported, and why.
     cudaError_t unsupported(const char* call, const char* why);
@@ -196,6 +205,12 @@ public:
     static void say(const std::string& message);
 
 private:
+    /// What CUDA keeps per host thread.
+    struct thread_state {
+        std::vector<call_config> calls;
+        cudaError_t last = cudaSuccess;
+    };
+    thread_state& here_() { return threads_[std::this_thread::get_id()]; }
     module_record& module_of(void** handle);
     void load_(module_record& m);
     void choose_ptx_(module_record& m, const void* wrapper);
@@ -230,7 +245,7 @@ private:
     std::set<std::string> said_;
     std::uint64_t launches_ = 0;
     std::uint64_t cycles_ = 0;
-    cudaError_t last_ = cudaSuccess;
+    std::unordered_map<std::thread::id, thread_state> threads_;
     cudaError_t sticky_ = cudaSuccess;
     std::ofstream stats_;
     std::ofstream csv_;
