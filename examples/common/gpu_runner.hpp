@@ -166,8 +166,8 @@ inline std::string report(const std::string& kernel, const preset_run& r) {
                       static_cast<unsigned long long>(reads(l1.cache)),
                       pct(l2.cache.read_hits, reads(l2.cache)),
                       static_cast<unsigned long long>(reads(l2.cache)),
-                      static_cast<unsigned long long>(dram.reads),
-                      static_cast<unsigned long long>(dram.writes),
+                      static_cast<unsigned long long>(dram.read_requests),
+                      static_cast<unsigned long long>(dram.write_requests),
                       100 * warpkit::mem::row_buffer_hit_rate(dram),
                       warpkit::gpu::mean_packet_latency(m.noc.request),
                       warpkit::gpu::mean_packet_latency(m.noc.reply));

@@ -110,7 +110,8 @@ TEST_CASE("the conservation identities catch a lost or duplicated item") {
     CHECK(broken([](gpu::run_stats& s) { ++s.memory.sms.at(1).prt.entries_written; }));
     CHECK(broken([](gpu::run_stats& s) { ++s.memory.slices.at(0).requests; }));
     CHECK(broken([](gpu::run_stats& s) { ++s.memory.slices.at(0).cache.mshr.merges; }));
-    CHECK(broken([](gpu::run_stats& s) { ++s.memory.channels.at(0).reads; }));
+    CHECK(broken([](gpu::run_stats& s) { ++s.memory.channels.at(0).read_requests; }));
+    CHECK(broken([](gpu::run_stats& s) { s.memory.channels.at(0).reads = 0; }));
     CHECK(broken([](gpu::run_stats& s) { ++s.dispatch.blocks_dispatched; }));
     CHECK(broken([](gpu::run_stats& s) { --s.per_sm.at(0).cycles; }));
     CHECK(broken([](gpu::run_stats& s) { ++s.per_sm.at(2).issued_by_unit[0]; }));

@@ -141,7 +141,12 @@ TEST_CASE("isolated accesses: L1 hit, L2 hit and DRAM latencies derived from the
         const std::int64_t agen = 1;
         const std::int64_t l1 = agen + mp.l1.data_latency;
         const std::int64_t l2 = agen + n + r + 1 + 1 + n + 1;
-        const std::int64_t burst = t.burst_cycles();
+        // A 128-byte line is two 64-byte bursts on the 64-bit channel, one column command
+        // each, the second tCCDL after the first (both in the line's bank group).
+        const std::int64_t bursts = mp.partition.l2.cache.line_bytes / mp.partition.dram.burst_bytes();
+        REQUIRE(bursts == 2);
+        const std::int64_t burst =
+            (bursts - 1) * std::max(t.tCCDL, t.burst_cycles()) + t.burst_cycles();
         CHECK(gap(rig, 2) == l1);
         CHECK(gap(rig, 5) == l2);
         CHECK(gap(rig, 0) == l2 + d + t.tRCD + t.tCL + burst);
@@ -176,11 +181,13 @@ TEST_CASE("GTX480 defaults: L1 hit < L2 hit < DRAM row miss, each part as the pa
     const std::int64_t rep = 1 + xbar + (mp.noc.flits(8 + 128) - 1);
     CHECK(mp.noc.flits(8 + 128) == 5);
     CHECK(l2_hit == 1 + req + mp.partition.l2_latency + 1 + 1 + rep + 1);
-    // DRAM: dram_latency + tRCD + tCL + burst command cycles at 924 MHz, in 700 MHz core
-    // cycles, within the rounding of two clock-domain crossings.
+    // DRAM: dram_latency + tRCD + the line's two column commands tCCDL apart + tCL + burst
+    // command cycles at 924 MHz, in 700 MHz core cycles, within the rounding of two
+    // clock-domain crossings.
     const auto& t = mp.partition.dram.timing;
+    const double line_data = std::max(t.tCCDL, t.burst_cycles()) + t.burst_cycles();
     const double dram_ns =
-        (mp.partition.dram_latency + t.tRCD + t.tCL + t.burst_cycles()) * 1000.0 / 924.0;
+        (mp.partition.dram_latency + t.tRCD + t.tCL + line_data) * 1000.0 / 924.0;
     const double dram_core = dram_ns * 700.0 / 1000.0;
     CHECK(static_cast<double>(dram_miss - l2_hit) >= dram_core - 2.0);
     CHECK(static_cast<double>(dram_miss - l2_hit) <= dram_core + 2.0);
@@ -217,7 +224,7 @@ TEST_CASE("streaming 32 KB twice through one SM: one L1 miss per line each pass,
         l2_misses += s.cache.cache.read_misses;
     }
     for (const auto& c : m.channels)
-        dram_reads += c.reads;
+        dram_reads += c.read_requests;
     CHECK(l2_misses == 256);
     CHECK(l2_hits == 256);
     CHECK(dram_reads == 256);
@@ -322,7 +329,7 @@ totals add_up(const gpu::memory_stats& m) {
         t.l2_read_misses += s.cache.cache.read_misses;
     }
     for (const auto& c : m.channels)
-        t.dram_reads += c.reads;
+        t.dram_reads += c.read_requests;
     return t;
 }
 
@@ -367,8 +374,8 @@ void check_conservation(const gpu::memory_stats& m) {
     std::uint64_t dram_reads = 0;
     std::uint64_t dram_writes = 0;
     for (const auto& c : m.channels) {
-        dram_reads += c.reads;
-        dram_writes += c.writes;
+        dram_reads += c.read_requests;
+        dram_writes += c.write_requests;
     }
     CHECK(dram_reads == to_dram_reads);
     CHECK(dram_writes == to_dram_writes);

@@ -164,7 +164,22 @@ TEST_CASE("gpgpusim config: what has no equivalent is warned, never dropped") {
     CHECK(warnings_of("-gpgpu_clock_domains 700.5:700:700:924\n") ==
           std::vector<std::string>{"g.config:1:22: warning: -gpgpu_clock_domains: rounded to "
                                    "701 MHz (warpkit's clocks are whole MHz)"});
-    CHECK(warnings_of("-gpgpu_dram_timing_opt \"nbk=16:nbkgrp=4:CCDL=3:RTPL=0\"\n").size() == 2);
+    // Bank groups, tCCDL and the read-to-precharge delay map onto the channel's keys.
+    {
+        const auto groups = translate_gpgpusim_config(
+            "-gpgpu_dram_timing_opt \"nbk=16:nbkgrp=4:CCDL=3:RTPL=2\"\n"
+            "-gpgpu_dram_buswidth 4\n-gpgpu_n_mem_per_ctrlr 2\n",
+            "g.config");
+        CHECK(groups.warnings.empty());
+        const auto s = groups.settings();
+        for (const char* setting :
+             {"memory.partition.dram.map.bank_groups=4", "memory.partition.dram.timing.tCCDL=3",
+              "memory.partition.dram.timing.tRTP=2", "memory.partition.dram.device_bytes=4",
+              "memory.partition.dram.devices=2"}) {
+            CAPTURE(setting);
+            CHECK(has(s, setting));
+        }
+    }
     CHECK(warnings_of("-gpgpu_cache:dl1 none\n").size() == 1);
     CHECK(warnings_of("-gpgpu_operand_collector_num_units_sp 6\n") ==
           std::vector<std::string>{"g.config:1:1: warning: -gpgpu_operand_collector_num_units_sp: "

@@ -425,11 +425,13 @@ private:
                 const mem::mem_request r = q.take();
                 const bool write = r.kind != mem::mem_request_kind::read;
                 ++(write ? s.s.dram_writes : s.s.dram_reads);
-                pa.to_dram.push(mem::dram_request{global_address(si, r.addr), write, r.sectors});
+                // The L2 line moves whole: its bytes set how many bursts the channel spends.
+                pa.to_dram.push(mem::dram_request{global_address(si, r.addr), write, r.sectors,
+                                                  p_.partition.l2.cache.line_bytes});
                 pa.rr = (j + 1) % per;
                 break;
             }
-        if (pa.to_dram.ready() && pa.dram.can_accept())
+        if (pa.to_dram.ready() && pa.dram.can_accept(pa.to_dram.front().is_write))
             static_cast<void>(pa.dram.push(pa.to_dram.take()));
         static_cast<void>(pa.dram.tick());
         if (!pa.held && pa.dram.has_response()) {

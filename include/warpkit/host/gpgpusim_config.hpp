@@ -73,7 +73,7 @@ struct gpgpusim_number_option {
 };
 
 /// The options that are one number on each side.
-inline constexpr std::array<gpgpusim_number_option, 16> gpgpusim_numbers{{
+inline constexpr std::array<gpgpusim_number_option, 18> gpgpusim_numbers{{
     {"gpgpu_shader_registers", "registers", 1, false},
     {"gpgpu_shader_cta", "sm.block_slots", 1, false},
     {"gpgpu_shmem_size", "shared_bytes", 1, false},
@@ -89,6 +89,8 @@ inline constexpr std::array<gpgpusim_number_option, 16> gpgpusim_numbers{{
     {"dram_data_command_freq_ratio", "memory.partition.dram.timing.beats_per_cycle", 1, false},
     {"gpgpu_frfcfs_dram_sched_queue_size", "memory.partition.dram.queue", 1, true},
     {"gpgpu_dram_return_queue_size", "memory.partition.return_queue", 1, true},
+    {"gpgpu_dram_buswidth", "memory.partition.dram.device_bytes", 1, false},
+    {"gpgpu_n_mem_per_ctrlr", "memory.partition.dram.devices", 1, false},
     // GPGPU-Sim counts flit bytes, warpkit's crossbar flit bits.
     {"icnt_flit_size", "memory.noc.crossbar.flit_bits", 8, false},
 }};
@@ -114,9 +116,9 @@ inline constexpr std::array<gpgpusim_timing_entry, 14> gpgpusim_timings{{
     {"WL", "memory.partition.dram.timing.tWL", 0, ""},
     {"CDLR", "memory.partition.dram.timing.tWTR", 0, ""},
     {"WR", "memory.partition.dram.timing.tWR", 0, ""},
-    {"nbkgrp", "", 1, "bank groups have no equivalent: warpkit's channel has none"},
-    {"CCDL", "", 0, "the column delay within a bank group has no equivalent (warpkit: tCCD)"},
-    {"RTPL", "", 0, "the read-to-precharge delay within a bank group has no equivalent"},
+    {"nbkgrp", "memory.partition.dram.map.bank_groups", 0, ""},
+    {"CCDL", "memory.partition.dram.timing.tCCDL", 0, ""},
+    {"RTPL", "memory.partition.dram.timing.tRTP", 0, ""},
 }};
 
 /// Why an option has no equivalent, where more can be said than "no warpkit equivalent"
@@ -126,19 +128,18 @@ struct gpgpusim_unmapped {
     std::string_view reason;
 };
 
-inline constexpr std::array<gpgpusim_unmapped, 11> gpgpusim_unmapped_options{{
+inline constexpr std::array<gpgpusim_unmapped, 9> gpgpusim_unmapped_options{{
     {"gpgpu_cache:il1", "warpkit has no instruction cache (fetch takes sm.fetch_latency)"},
     {"inter_config_file", "the network's topology file is not read (-network_mode picks the "
                           "crossbar)"},
-    {"gpgpu_mem_addr_mapping", "warpkit spreads addresses by memory.partition.dram.map "
-                               "(interleave_bytes, row_bytes), not by a bit mask"},
+    {"gpgpu_mem_addr_mapping", "warpkit picks the channel by memory.partition.dram.map."
+                               "interleave_bytes; within a channel map.layout takes a bit "
+                               "string of R, B and C"},
     {"gpgpu_max_insn_issue_per_warp", "warpkit issues at most one instruction of a warp a "
                                       "cycle"},
     {"gpgpu_pipeline_widths", "warpkit's SM has no operand-collector stage registers"},
     {"gpgpu_operand_collector*", "warpkit's SM has no operand collector"},
     {"gpgpu_num_sfu_units", "warpkit sizes the SFU in lanes (sm.units.sfu_lanes)"},
-    {"gpgpu_dram_buswidth", "warpkit's DRAM moves whole bursts (memory.partition.dram.timing)"},
-    {"gpgpu_n_mem_per_ctrlr", "warpkit's DRAM moves whole bursts (memory.partition.dram.timing)"},
     {"ptx_opcode_*", "warpkit's latencies are sm.units.timing, by unit class"},
     {"gpgpu_gmem_skip_L1D", "warpkit's global accesses always pass the L1"},
 }};
