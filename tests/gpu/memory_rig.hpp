@@ -4,15 +4,13 @@
 // each SM before its tick, one request out after it, then one core cycle of the memory side).
 
 #include "scripted_source.hpp"
+#include "sm_policies.hpp"
 
 #include <warpkit/core/lane_mask.hpp>
-#include <warpkit/gating/no_gating.hpp>
 #include <warpkit/func/instruction_source.hpp>
 #include <warpkit/gpu/memory_system.hpp>
 #include <warpkit/gpu/sm.hpp>
 #include <warpkit/isa/dynamic_inst.hpp>
-#include <warpkit/issue/lrr.hpp>
-#include <warpkit/mem/line_coalescer.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -86,17 +84,10 @@ inline step exit_step() {
     return {s, 0, 0};
 }
 
-struct rig_policies {
-    static constexpr std::size_t warp_size = 32;
-    using scheduler = warpkit::issue::lrr;
-    using gating_policy = warpkit::gating::no_gating;
-    using coalescer = warpkit::mem::line_coalescer<128>;
-};
-
 /// SMs (one block each) and a memory system, run to completion.
 class memory_rig {
 public:
-    using sm_type = warpkit::gpu::sm<rig_policies, addressed_source>;
+    using sm_type = warpkit::gpu::sm<sm_policies<>, addressed_source>;
 
     memory_rig(const warpkit::gpu::memory_params& mp,
                std::vector<std::vector<std::vector<step>>> sms, std::uint32_t core_mhz = 700)

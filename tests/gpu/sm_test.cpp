@@ -1,9 +1,7 @@
-#include <warpkit/gating/no_gating.hpp>
 #include <warpkit/gpu/sm.hpp>
-#include <warpkit/issue/lrr.hpp>
-#include <warpkit/mem/line_coalescer.hpp>
 
 #include "scripted_source.hpp"
+#include "sm_policies.hpp"
 
 #include <doctest/doctest.h>
 
@@ -17,12 +15,7 @@ using test::exit_inst;
 using test::scripted_source;
 
 namespace {
-struct test_policies {
-    static constexpr std::size_t warp_size = 32;
-    using scheduler = issue::lrr;
-    using gating_policy = gating::no_gating;
-    using coalescer = mem::line_coalescer<128>;
-};
+using test_policies = test::sm_policies<>;
 
 // The same SM with a scoreboard of 256 registers per warp (a SASS-sized register file).
 struct wide_policies : test_policies {

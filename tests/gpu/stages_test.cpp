@@ -18,6 +18,7 @@
 #include <warpkit/mem/line_coalescer.hpp>
 
 #include "scripted_source.hpp"
+#include "sm_policies.hpp"
 
 #include <doctest/doctest.h>
 
@@ -297,12 +298,7 @@ TEST_CASE("power stage alone: an idle INT cluster gates after idle-detect cycles
 }
 
 namespace {
-struct default_policies {
-    static constexpr std::size_t warp_size = 32;
-    using scheduler = issue::lrr;
-    using gating_policy = gating::no_gating;
-    using coalescer = mem::line_coalescer<128>;
-};
+using default_policies = test::sm_policies<>;
 // The same SM without the front-end sharing and split slots.
 struct lone_policies : default_policies {
     static constexpr bool front_end_sharing = false;

@@ -16,9 +16,9 @@
 #include <warpkit/issue/gates.hpp>
 #include <warpkit/issue/lrr.hpp>
 #include <warpkit/issue/two_level.hpp>
-#include <warpkit/mem/line_coalescer.hpp>
 
 #include "scripted_source.hpp"
+#include "sm_policies.hpp"
 
 #include <doctest/doctest.h>
 
@@ -252,14 +252,6 @@ TEST_CASE("synthetic source: unit-stride addresses, warps of a block share barri
 
 namespace {
 
-template <class Scheduler, class Gating>
-struct policies {
-    static constexpr std::size_t warp_size = 32;
-    using scheduler = Scheduler;
-    using gating_policy = Gating;
-    using coalescer = mem::line_coalescer<128>;
-};
-
 /// Counters of one run of a synthetic workload on one SM.
 struct run_result {
     std::uint64_t cycles = 0;
@@ -283,7 +275,7 @@ gpu::sm_params study_sm() {
 template <class Scheduler, class Gating>
 run_result run(const func::synthetic_params& w, std::uint64_t seed,
                const gpu::sm_params& sp = study_sm()) {
-    using pol = policies<Scheduler, Gating>;
+    using pol = test::sm_policies<Scheduler, Gating>;
     using source_t = func::synthetic_source<32>;
     using sm_t = gpu::sm<pol, source_t>;
     typename sm_t::scheduler_bank_type::params_type bank;
@@ -522,7 +514,7 @@ struct hand_result {
 
 template <class Gating>
 hand_result<Gating> hand_run(std::vector<isa::static_inst> code) {
-    using sm_t = gpu::sm<policies<issue::lrr, Gating>, scripted>;
+    using sm_t = gpu::sm<test::sm_policies<issue::lrr, Gating>, scripted>;
     issue::scheduler_bank_params<issue::no_params> bank;
     bank.schedulers = 1;
     gpu::sm_params p;

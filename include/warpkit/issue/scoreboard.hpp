@@ -199,20 +199,12 @@ public:
     /// Releases register `r` of warp `w` at writeback (it must be pending).
     void release(std::size_t w, unsigned r) {
         warp_state& s = at(w);
-        WARPKIT_EXPECTS(r < params_.registers);
-        WARPKIT_EXPECTS(s.pending.test(r));
-        s.pending.reset(r);
-        s.long_regs.reset(r);
-        ++stats_.releases;
+        release_bit(s.pending, s.long_regs, r, params_.registers);
     }
     /// Releases predicate `p` of warp `w` (it must be pending).
     void release_pred(std::size_t w, unsigned p) {
         warp_state& s = at(w);
-        WARPKIT_EXPECTS(p < params_.predicates);
-        WARPKIT_EXPECTS(s.pending_preds.test(p));
-        s.pending_preds.reset(p);
-        s.long_preds.reset(p);
-        ++stats_.releases;
+        release_bit(s.pending_preds, s.long_preds, p, params_.predicates);
     }
     /// Releases every destination of `ops` (the writeback of one instruction).
     void release(std::size_t w, const operands_type& ops) {
@@ -266,6 +258,16 @@ private:
                     static_cast<std::uint32_t>(Predicates));
         warpkit::validate(p);
         return p;
+    }
+    // Ends the write in flight to `bit` of one register file of a warp (registers or
+    // predicates: its set of writes in flight, its set of long-latency ones and its size).
+    template <class Set>
+    void release_bit(Set& in_flight, Set& long_latency, unsigned bit, std::uint32_t count) {
+        WARPKIT_EXPECTS(bit < count);
+        WARPKIT_EXPECTS(in_flight.test(bit));
+        in_flight.reset(bit);
+        long_latency.reset(bit);
+        ++stats_.releases;
     }
     [[nodiscard]] warp_state& at(std::size_t w) {
         WARPKIT_EXPECTS(w < warps_.size());
