@@ -47,6 +47,9 @@ options:
   --max-device-mb N    cap on the host memory the simulated device may hold, in MiB
                        (default: half of this machine's memory); a cudaMalloc past it
                        returns cudaErrorMemoryAllocation and says why on stderr
+  --ptxas PATH|off     the ptxas that gives each kernel its registers per thread, for
+                       occupancy (default: ptxas from PATH or /usr/local/cuda/bin, compiling
+                       for sm_75; off, or no toolkit: the simulator's liveness estimate)
   --quiet              no per-kernel summary on stderr
   -h, --help           this text
 
@@ -54,7 +57,7 @@ The same settings as environment variables for the bare library: WARPKIT_CUDA_PR
 WARPKIT_CUDA_CONFIG, WARPKIT_CUDA_GPGPUSIM_CONFIG, WARPKIT_CUDA_SET (KEY=VALUE;KEY=VALUE), WARPKIT_CUDA_STATS, WARPKIT_CUDA_CSV,
 WARPKIT_CUDA_FUNCTIONAL=1, WARPKIT_CUDA_KERNELS, WARPKIT_CUDA_BOUNDS_CHECK=0,
 WARPKIT_CUDA_COLD_MEMORY=1, WARPKIT_CUDA_POWER=1, WARPKIT_CUDA_POWER_SAMPLE, WARPKIT_CUDA_QUIET=1,
-WARPKIT_CUDA_MAX_DEVICE_MB;
+WARPKIT_CUDA_MAX_DEVICE_MB, WARPKIT_CUDA_PTXAS;
 then LD_LIBRARY_PATH=<dir of libcudart.so.13> PROGRAM.
 )";
 
@@ -130,6 +133,11 @@ int main(int argc, char** argv) {
                 set("WARPKIT_CUDA_QUIET", "1");
             else if (a == "--max-device-mb")
                 set("WARPKIT_CUDA_MAX_DEVICE_MB", value(a));
+            else if (a == "--ptxas") {
+                const std::string v(value(a));
+                set("WARPKIT_CUDA_PTXAS",
+                    v == "off" || v == "0" ? v : std::filesystem::absolute(v).string());
+            }
             else if (!a.empty() && a[0] == '-')
                 usage_error("unknown option '" + std::string(a) + "'");
             else

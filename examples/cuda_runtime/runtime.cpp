@@ -1,6 +1,7 @@
 #include "runtime.hpp"
 
 #include "../common/params_cli.hpp"
+#include "../common/ptxas_registers.hpp"
 #include "../fs/energy.hpp"
 #include "../power/gpu_activity.hpp"
 
@@ -236,6 +237,7 @@ options options::from_environment() {
     o.power = env_flag("WARPKIT_CUDA_POWER", false);
     o.power_sample = env_count("WARPKIT_CUDA_POWER_SAMPLE", o.power_sample, 50);
     o.max_device_mb = env_count("WARPKIT_CUDA_MAX_DEVICE_MB", o.max_device_mb, 26);
+    o.ptxas = env("WARPKIT_CUDA_PTXAS");
     return o;
 }
 
@@ -340,7 +342,9 @@ void runtime::choose_ptx_(module_record& m, const void* wrapper) {
     for (const auto& e : ptx) {
         try {
             const std::string origin = m.origin + " (compute_" + std::to_string(e.arch) + ")";
-            m.ptx.emplace(ptx::parse_ptx(host::fatbin_ptx(e, origin, zstd_decode), origin));
+            std::string text = host::fatbin_ptx(e, origin, zstd_decode);
+            m.ptx.emplace(ptx::parse_ptx(text, origin));
+            m.ptx_text = std::move(text);
             m.error.clear();
             return;
         } catch (const error& ex) {
@@ -429,6 +433,26 @@ function_record* runtime::function_of(const void* host_fun) {
 }
 
 // Places the module's variables and writes its `.global` initialisers, once.
+std::uint32_t runtime::ptxas_registers_(module_record& m, const std::string& name) {
+    if (!m.ptxas_registers) {
+        m.ptxas_registers.emplace();
+        const std::string ptxas = example::find_ptxas(opt_.ptxas);
+        if (ptxas.empty()) {
+            if (!opt_.ptxas.empty() && opt_.ptxas != "0" && opt_.ptxas != "off")
+                say("WARPKIT_CUDA_PTXAS: no program at '" + opt_.ptxas +
+                    "'; registers per thread are the liveness estimate");
+            return 0;
+        }
+        auto r = example::ptxas_registers(ptxas, m.ptx_text);
+        m.ptxas_target = r.target;
+        if (!r.error.empty())
+            say(m.origin + ": " + r.error + "; registers per thread are the liveness estimate");
+        *m.ptxas_registers = std::move(r.registers);
+    }
+    const auto it = m.ptxas_registers->find(name);
+    return it == m.ptxas_registers->end() ? 0 : it->second;
+}
+
 void runtime::load_(module_record& m) {
     if (m.loaded || !m.ptx) return;
     m.variables = ptx::place_module_variables(*m.ptx, m.global_base);
@@ -841,6 +865,8 @@ cudaError_t runtime::launch(function_record& f, dim3 grid, dim3 block, void** ar
         try {
             ptx::kernel_options ko;
             ko.global_base = m.global_base;
+            ko.regs_per_thread = ptxas_registers_(m, f.name);
+            f.register_source = ko.regs_per_thread != 0 ? "ptxas " + m.ptxas_target : "estimate";
             f.prepared = std::make_unique<ptx::kernel>(*m.ptx, f.name, ko);
         } catch (const error& e) {
             say("cannot prepare `" + plain_name(f.name) + "`: " + e.what());
@@ -964,6 +990,8 @@ void runtime::report_(const function_record& f, const host::launch_config& cfg,
         j["grid"] = {grid.x, grid.y, grid.z};
         j["block"] = {block.x, block.y, block.z};
         j["shared_bytes"] = cfg.shared_bytes;
+        j["registers_per_thread"] = f.prepared->regs_per_thread();
+        j["register_source"] = f.register_source;
         j["timed"] = timed;
         j["cycles"] = r.cycles();
         j["cumulative_cycles"] = cycles_;
@@ -1169,9 +1197,8 @@ cudaError_t runtime::function_attributes(cudaFuncAttributes* a, const void* host
     a->numRegs = static_cast<int>(k.regs_per_thread());
     // CUDA's limit for this function on this device: 1024 threads, fewer where one SM's
     // register file holds fewer of its threads (whole warps), as a launch would be refused.
-    const std::uint64_t fit = k.regs_per_thread() == 0
-                                  ? 1024
-                                  : dev_.params().registers / k.regs_per_thread() / 32 * 32;
+    const std::uint64_t fit =
+        k.regs_per_thread() == 0 ? 1024 : dev_.params().registers / k.regs_per_thread() / 32 * 32;
     a->maxThreadsPerBlock = static_cast<int>(std::min<std::uint64_t>(1024, fit));
     a->ptxVersion = static_cast<int>(m.ptx->version_major * 10 + m.ptx->version_minor);
     a->binaryVersion = a->ptxVersion;

@@ -54,6 +54,9 @@ struct options {
     /// WARPKIT_CUDA_MAX_DEVICE_MB: cap on the host memory of the device's allocations, in
     /// MiB (0: half of the machine's memory; host/memory_cap.hpp).
     std::uint64_t max_device_mb = 0;
+    /// WARPKIT_CUDA_PTXAS: the ptxas that gives kernels their registers per thread ("0" or
+    /// "off": the liveness estimate; unset: ptxas from PATH or /usr/local/cuda/bin).
+    std::string ptxas;
     static options from_environment();
 };
 
@@ -76,7 +79,11 @@ private:
 struct module_record {
     std::string origin;
     std::optional<ptx::module> ptx;
-    std::string error; ///< why `ptx` is empty
+    std::string ptx_text; ///< the PTX `ptx` was parsed from (ptxas reads it)
+    /// ptxas's registers per thread of the module's entries, once a launch asked.
+    std::optional<std::map<std::string, std::uint32_t>> ptxas_registers;
+    std::string ptxas_target; ///< what ptxas compiled for ("sm_75"), or why it did not run
+    std::string error;        ///< why `ptx` is empty
     std::uint64_t global_base = 0;
     std::vector<ptx::module_variable> variables;
     std::vector<std::uint8_t> constants;
@@ -88,6 +95,8 @@ struct function_record {
     std::size_t module = 0;
     std::string name; ///< the PTX entry (mangled)
     std::unique_ptr<ptx::kernel> prepared;
+    /// Where its registers per thread came from: "ptxas sm_75" or "estimate".
+    std::string register_source;
     std::uint64_t cache_config_calls = 0;
 };
 
@@ -212,6 +221,8 @@ private:
     };
     thread_state& here_() { return threads_[std::this_thread::get_id()]; }
     module_record& module_of(void** handle);
+    /// ptxas's registers per thread for entry `name` of `m` (0: none, use the estimate).
+    std::uint32_t ptxas_registers_(module_record& m, const std::string& name);
     void load_(module_record& m);
     void choose_ptx_(module_record& m, const void* wrapper);
     [[nodiscard]] bool is_device_(const void* p, std::size_t bytes) const;

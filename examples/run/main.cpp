@@ -2,7 +2,7 @@
 //
 //   warpkit-run --preset P --kernel file.s|file.hex            a warpkit-ISA kernel
 //   warpkit-run --preset P --ptx file.ptx --entry NAME --launch launch.json
-//               [--registers-per-thread N] [--no-bounds-check]
+//               [--registers-per-thread N | --ptxas PATH|off] [--no-bounds-check]
 //                                                              a PTX kernel (host launch file)
 //   warpkit-run --ptx file.ptx --entry NAME --launch launch.json --write-trace DIR
 //                                                              no timing: the run as an
@@ -19,9 +19,11 @@
 #include "../common/command_line.hpp"
 #include "../common/gpu_runner.hpp"
 #include "../common/params_cli.hpp"
+#include "../common/ptxas_registers.hpp"
 #include "../common/tool_main.hpp"
 
 #include <warpkit/core/error.hpp>
+#include <warpkit/core/file.hpp>
 #include <warpkit/core/json.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/stats.hpp>
@@ -39,6 +41,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <span>
 #include <string>
 #include <utility>
@@ -68,19 +71,56 @@ void list_entries(const std::string& ptx_file) {
     std::fprintf(stderr, "%s: %zu entries\n", ptx_file.c_str(), n);
 }
 
+// Registers per thread: --registers-per-thread when given, else ptxas's count for each entry
+// where ptxas is found (`ptxas` names it, "off" turns it off), else the liveness estimate.
+struct register_counts {
+    std::uint32_t given = 0;
+    std::map<std::string, std::uint32_t> ptxas;
+    std::string target;
+
+    register_counts(const std::string& ptx_file, const wk::ptx::kernel_options& opt,
+                    const std::string& ptxas_setting)
+        : given(opt.regs_per_thread) {
+        if (given != 0) return;
+        const std::string ptxas_path = example::find_ptxas(ptxas_setting);
+        if (ptxas_path.empty()) {
+            if (!ptxas_setting.empty() && ptxas_setting != "off" && ptxas_setting != "0")
+                throw wk::error("--ptxas: no program at '" + ptxas_setting + "'");
+            return;
+        }
+        auto r = example::ptxas_registers(ptxas_path, wk::read_file(ptx_file));
+        if (!r.error.empty())
+            std::cerr << "warpkit-run: " << r.error << "; registers per thread are the liveness "
+                      << "estimate\n";
+        ptxas = std::move(r.registers);
+        target = r.target;
+    }
+    // `opt` with the count for `entry`, and where the count came from.
+    [[nodiscard]] std::pair<wk::ptx::kernel_options, std::string>
+    for_entry(const std::string& entry, wk::ptx::kernel_options opt) const {
+        if (given != 0) return {opt, "--registers-per-thread"};
+        const auto it = ptxas.find(entry);
+        if (it == ptxas.end()) return {opt, "estimate"};
+        opt.regs_per_thread = it->second;
+        return {opt, "ptxas " + target};
+    }
+};
+
 // Parses the file and prepares `entry` (every entry when empty) as a launch would.
 void check_ptx(const std::string& ptx_file, const std::string& entry,
-               const wk::ptx::kernel_options& opt) {
+               const wk::ptx::kernel_options& opt, const std::string& ptxas) {
     const auto m = wk::ptx::read_ptx(ptx_file);
+    const register_counts counts(ptx_file, opt, ptxas);
     std::size_t n = 0;
     for (const auto& f : m.functions) {
         if (!f.entry || (!entry.empty() && m.find(entry) != &f)) continue;
-        const wk::ptx::kernel k(m, f.name, opt);
+        const auto [o, source] = counts.for_entry(f.name, opt);
+        const wk::ptx::kernel k(m, f.name, o);
         ++n;
-        std::printf("%s: %zu instructions, %u registers per thread (%u live at most), %u bytes "
-                    "of shared and %u of local memory per thread\n",
-                    f.name.c_str(), k.size(), k.regs_per_thread(), k.max_live_registers(),
-                    k.static_shared_bytes(), k.local_bytes());
+        std::printf("%s: %zu instructions, %u registers per thread (%s; %u live at most), %u "
+                    "bytes of shared and %u of local memory per thread\n",
+                    f.name.c_str(), k.size(), k.regs_per_thread(), source.c_str(),
+                    k.max_live_registers(), k.static_shared_bytes(), k.local_bytes());
     }
     if (!entry.empty() && n == 0) (void)wk::ptx::kernel(m, entry, opt); // names the entries
     std::printf("%s: parsed; %zu %s prepared\n", ptx_file.c_str(), n, n == 1 ? "entry" : "entries");
@@ -137,17 +177,21 @@ void write_trace(const std::string& preset, const std::string& ptx_file, const s
 void run_ptx(const std::string& preset, const std::string& ptx_file, const std::string& entry,
              const std::string& launch_file, const std::vector<std::string>& overrides,
              const std::string& json_out, bool print_params, const wk::ptx::kernel_options& opt,
-             bool bounds_check, std::uint64_t memory_cap, example::progress_line& progress) {
+             const std::string& ptxas, bool bounds_check, std::uint64_t memory_cap,
+             example::progress_line& progress) {
     const auto m = wk::ptx::read_ptx(ptx_file);
     const auto spec = wk::host::read_launch(launch_file);
     wk::host::device dev(preset, overrides);
     dev.check_bounds(bounds_check);
     dev.set_memory_cap(memory_cap);
-    const auto k = dev.prepare(m, entry, opt);
+    const auto* function = m.find(entry);
+    const auto [entry_opt, register_source] =
+        register_counts(ptx_file, opt, ptxas).for_entry(function ? function->name : entry, opt);
+    const auto k = dev.prepare(m, entry, entry_opt);
     std::cerr << "running " << ptx_file << " entry " << k.name() << " on " << preset << " (grid "
               << spec.grid.x << "x" << spec.grid.y << "x" << spec.grid.z << ", block "
               << spec.block.x << "x" << spec.block.y << "x" << spec.block.z << ", "
-              << k.regs_per_thread() << " registers per thread)\n";
+              << k.regs_per_thread() << " registers per thread, " << register_source << ")\n";
     if (progress.enabled()) {
         const std::uint64_t blocks =
             std::uint64_t{spec.grid.x} * std::uint64_t{spec.grid.y} * std::uint64_t{spec.grid.z};
@@ -189,6 +233,8 @@ void run_ptx(const std::string& preset, const std::string& ptx_file, const std::
     j["warp_instructions"] = r.warp_instructions();
     j["ipc"] = r.ipc();
     j["warp_ipc"] = r.warp_ipc();
+    j["registers_per_thread"] = k.regs_per_thread();
+    j["register_source"] = register_source;
     nlohmann::json ops = nlohmann::json::object();
     for (std::size_t i = 0; i < r.ptx.warp_by_opcode.size(); ++i)
         if (r.ptx.warp_by_opcode[i] != 0)
@@ -230,11 +276,18 @@ int tool_main(int argc, char** argv) {
     app.add_flag("--check", check,
                  "parse the PTX file and prepare its entries (or --entry), run nothing")
         ->needs(ptx);
-    app.add_option("--registers-per-thread", opt.regs_per_thread,
-                   "registers per thread for occupancy (as nvcc -maxrregcount; default: "
-                   "estimated from the PTX's liveness)")
+    std::string ptxas;
+    auto* regs = app.add_option("--registers-per-thread", opt.regs_per_thread,
+                                "registers per thread for occupancy (as nvcc -maxrregcount; "
+                                "default: ptxas's count for sm_75 where the CUDA toolkit is "
+                                "installed, else estimated from the PTX's liveness)")
+                     ->needs(ptx)
+                     ->check(CLI::Range(1, 255));
+    app.add_option("--ptxas", ptxas,
+                   "the ptxas that counts registers per thread (default: from PATH or "
+                   "/usr/local/cuda/bin; 'off': the liveness estimate)")
         ->needs(ptx)
-        ->check(CLI::Range(1, 255));
+        ->excludes(regs);
     app.add_flag("--no-bounds-check", no_bounds_check,
                  "do not check global accesses against the launch file's buffers (faster)")
         ->needs(ptx);
@@ -259,7 +312,7 @@ int tool_main(int argc, char** argv) {
                 return 0;
             }
             if (check) {
-                check_ptx(ptx_file, entry, opt);
+                check_ptx(ptx_file, entry, opt, ptxas);
                 return 0;
             }
             if (entry.empty() || launch_file.empty())
@@ -271,7 +324,7 @@ int tool_main(int argc, char** argv) {
                 return 0;
             }
             run_ptx(preset, ptx_file, entry, launch_file, overrides, json_out, print_params, opt,
-                    !no_bounds_check, presets.memory_cap(), progress);
+                    ptxas, !no_bounds_check, presets.memory_cap(), progress);
             return 0;
         }
         if (kernel.empty()) throw wk::error("give --kernel FILE or --ptx FILE (see --help)");

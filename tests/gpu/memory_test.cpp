@@ -143,7 +143,8 @@ TEST_CASE("isolated accesses: L1 hit, L2 hit and DRAM latencies derived from the
         const std::int64_t l2 = agen + n + r + 1 + 1 + n + 1;
         // A 128-byte line is two 64-byte bursts on the 64-bit channel, one column command
         // each, the second tCCDL after the first (both in the line's bank group).
-        const std::int64_t bursts = mp.partition.l2.cache.line_bytes / mp.partition.dram.burst_bytes();
+        const std::int64_t bursts =
+            mp.partition.l2.cache.line_bytes / mp.partition.dram.burst_bytes();
         REQUIRE(bursts == 2);
         const std::int64_t burst =
             (bursts - 1) * std::max(t.tCCDL, t.burst_cycles()) + t.burst_cycles();

@@ -52,7 +52,7 @@ struct dram_response {
 /// Counters of a DRAM channel (paper 001 eq. 2 takes precharges, activates and the read and
 /// write commands, one per burst).
 struct dram_stats {
-    std::uint64_t precharges = 0;       ///< by requests and by refresh
+    std::uint64_t precharges = 0; ///< by requests and by refresh
     std::uint64_t activates = 0;
     std::uint64_t reads = 0;            ///< read commands (one burst each)
     std::uint64_t writes = 0;           ///< write commands (one burst each)
@@ -78,8 +78,8 @@ struct dram_stats {
     std::uint64_t lost_other = 0;
     WARPKIT_FIELDS(dram_stats, precharges, activates, reads, writes, read_requests, write_requests,
                    row_hits, row_misses, row_conflicts, rejected, read_latency_sum, refreshes,
-                   cycles, busy_cycles, data_cycles, lost_refresh, lost_turnaround,
-                   lost_bank_group, lost_row, lost_other)
+                   cycles, busy_cycles, data_cycles, lost_refresh, lost_turnaround, lost_bank_group,
+                   lost_row, lost_other)
 };
 
 /// Row hits over requests served; 0 before any.
@@ -95,8 +95,7 @@ struct dram_stats {
 }
 /// Share of the cycles the data bus carried data.
 [[nodiscard]] constexpr double data_bus_utilisation(const dram_stats& s) noexcept {
-    return s.cycles == 0 ? 0.0
-                         : static_cast<double>(s.data_cycles) / static_cast<double>(s.cycles);
+    return s.cycles == 0 ? 0.0 : static_cast<double>(s.data_cycles) / static_cast<double>(s.cycles);
 }
 
 /// One DRAM channel with its scheduler queues.
@@ -189,8 +188,8 @@ private:
         std::uint64_t arrival;
         std::uint32_t bank;
         std::uint64_t row;
-        bool started;            // a command was issued for it (its row-hit class is known)
-        std::uint32_t bursts;    // column commands still to issue
+        bool started;         // a command was issued for it (its row-hit class is known)
+        std::uint32_t bursts; // column commands still to issue
     };
     struct bank_state {
         bool open = false;
@@ -300,7 +299,8 @@ private:
     void choose_direction() noexcept {
         if (p_.write_queue == 0) return;
         if (!draining_)
-            draining_ = writes_queued_ >= p_.write_high || (reads_queued_ == 0 && writes_queued_ > 0);
+            draining_ =
+                writes_queued_ >= p_.write_high || (reads_queued_ == 0 && writes_queued_ > 0);
         else
             draining_ = writes_queued_ > 0 && (reads_queued_ == 0 || writes_queued_ > p_.write_low);
     }
@@ -432,8 +432,7 @@ private:
         if (rest == 0) return;
         const bool write = e.req.is_write;
         const std::uint64_t turn = write ? write_turn_ : read_turn_;
-        const std::uint64_t group =
-            p_.map.bank_groups > 1 ? group_next_col_[group_of(e.bank)] : 0;
+        const std::uint64_t group = p_.map.bank_groups > 1 ? group_next_col_[group_of(e.bank)] : 0;
         const std::uint64_t row = b.next_col;
         const std::uint64_t same = write ? next_write_ : next_read_;
         const std::uint64_t bound = std::max({turn, group, row, same});

@@ -44,7 +44,7 @@ struct dram_timing {
     std::uint32_t tCCD = 2;
     /// Column command to column command within one bank group (GDDR5 tCCDL).
     std::uint32_t tCCDL = 3;
-    std::uint32_t tRRD = 6;  ///< activate to activate, different banks of a channel
+    std::uint32_t tRRD = 6; ///< activate to activate, different banks of a channel
     /// Four-activate window: at most four activates in any tFAW cycles (23 ns on 1 Gb GDDR5
     /// parts = 22 cycles at 924 MHz; 0: no window).
     std::uint32_t tFAW = 22;
@@ -171,7 +171,8 @@ private:
         }
         check(bits <= 48, "layout", layout, "at most 48 address bits");
         check(std::has_single_bit(banks) && (1u << bank_bits) == banks, "layout", layout,
-              "log2(banks) = " + std::to_string(std::bit_width(banks) - 1) + " B bits (banks a power of two)");
+              "log2(banks) = " + std::to_string(std::bit_width(banks) - 1) +
+                  " B bits (banks a power of two)");
         check((1u << column_bits) == row_bytes, "layout", layout,
               "log2(row_bytes) = " + std::to_string(std::bit_width(row_bytes) - 1) + " C bits");
     }
@@ -250,8 +251,8 @@ struct dram_params {
     std::uint32_t write_high = 40;
     std::uint32_t write_low = 20;
     refresh_mode refresh = refresh_mode::all_bank;
-    WARPKIT_FIELDS(dram_params, timing, map, devices, device_bytes, queue, write_queue,
-                   write_high, write_low, refresh)
+    WARPKIT_FIELDS(dram_params, timing, map, devices, device_bytes, queue, write_queue, write_high,
+                   write_low, refresh)
 
     void validate() const {
         check_range("devices", devices, 1u, 64u);
