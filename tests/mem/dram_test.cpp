@@ -307,24 +307,24 @@ TEST_CASE("a row streamed in one bank group loses a data-bus cycle per burst to 
 }
 
 TEST_CASE("tFAW: a fifth activate waits for the four-activate window") {
-    dram_params p = one_channel();
-    p.timing.tRRD = 2;
-    p.timing.tFAW = 22;
-    dram_channel<> ch(p);
-    std::map<std::uint64_t, dram_response> got;
-    for (std::uint32_t b = 0; b < 5; ++b)
-        ch.push({at(b, 0), false, b});
-    run_until(ch, 200, got);
+    // Five rows in five banks at once, activates tRRD 2 apart: completion times by bank.
+    const auto activate_five = [](std::uint32_t faw) {
+        dram_params p = one_channel();
+        p.timing.tRRD = 2;
+        p.timing.tFAW = faw;
+        dram_channel<> ch(p);
+        std::map<std::uint64_t, dram_response> got;
+        for (std::uint32_t b = 0; b < 5; ++b)
+            ch.push({at(b, 0), false, b});
+        run_until(ch, 200, got);
+        return got;
+    };
     // ACTs at 0, 2, 4, 6 (tRRD), the fifth at 22 (tFAW after the first): RD 34, until 48.
-    CHECK(got[3].done == 6 + 12 + 12 + 2);
-    CHECK(got[4].done == 22 + 12 + 12 + 2);
-    p.timing.tFAW = 0; // no window: tRRD alone, ACT 8
-    dram_channel<> free(p);
-    std::map<std::uint64_t, dram_response> unlimited;
-    for (std::uint32_t b = 0; b < 5; ++b)
-        free.push({at(b, 0), false, b});
-    run_until(free, 200, unlimited);
-    CHECK(unlimited[4].done == 8 + 12 + 12 + 2);
+    auto windowed = activate_five(22);
+    CHECK(windowed[3].done == 6 + 12 + 12 + 2);
+    CHECK(windowed[4].done == 22 + 12 + 12 + 2);
+    // No window: tRRD alone, the fifth ACT at 8.
+    CHECK(activate_five(0)[4].done == 8 + 12 + 12 + 2);
 }
 
 TEST_CASE("all-bank refresh: open rows close, the channel waits tRFC, the loss is refresh's") {
