@@ -182,7 +182,11 @@ inline nlohmann::json to_json(const std::string& kernel, const preset_run& r) {
     j["kernel"] = kernel;
     j["params"] = warpkit::params_to_json(r.params);
     j["stats"] = warpkit::stats_to_json(r.stats);
-    j["ipc"] = r.stats.ipc();
+    // Instructions per core cycle, named by what they count (one schema for every tool).
+    j["ipc_warp"] = r.stats.ipc();
+    j["ipc_thread"] = r.stats.cycles == 0 ? 0.0
+                                          : static_cast<double>(r.stats.total.thread_instructions) /
+                                                static_cast<double>(r.stats.cycles);
     nlohmann::json u;
     for (std::size_t i = 0; i < 4; ++i)
         u[std::string(warpkit::isa::short_name(static_cast<warpkit::isa::unit_class>(i)))] =

@@ -997,7 +997,6 @@ void runtime::report_(const function_record& f, const host::launch_config& cfg,
         j["cumulative_cycles"] = cycles_;
         j["thread_instructions"] = r.thread_instructions();
         j["warp_instructions"] = r.warp_instructions();
-        j["ipc"] = r.ipc();
         j["ipc_thread"] = r.ipc();
         j["ipc_warp"] = r.warp_ipc();
         j["wall_seconds"] = r.wall_seconds;

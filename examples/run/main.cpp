@@ -231,8 +231,8 @@ void run_ptx(const std::string& preset, const std::string& ptx_file, const std::
     j["cycles"] = r.cycles();
     j["thread_instructions"] = r.thread_instructions();
     j["warp_instructions"] = r.warp_instructions();
-    j["ipc"] = r.ipc();
-    j["warp_ipc"] = r.warp_ipc();
+    j["ipc_thread"] = r.ipc();
+    j["ipc_warp"] = r.warp_ipc();
     j["registers_per_thread"] = k.regs_per_thread();
     j["register_source"] = register_source;
     nlohmann::json ops = nlohmann::json::object();

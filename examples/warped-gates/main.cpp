@@ -164,7 +164,7 @@ json to_json(const std::vector<mix_result>& mixes, const study::setup& s) {
             jr["relative_cycles"] = study::ratio(r.cycles, base.cycles);
             jr["warp_instructions"] = r.sm.warp_instructions;
             jr["generated_instructions"] = r.generated;
-            jr["ipc"] = study::ratio(r.sm.warp_instructions, r.cycles);
+            jr["ipc_warp"] = study::ratio(r.sm.warp_instructions, r.cycles);
             jr["gated_stall_cycles"] = r.sm.stalls.gated;
             jr["sm_energy_j"] = r.sm_energy_j;
             jr["relative_sm_energy"] = base.sm_energy_j > 0 ? r.sm_energy_j / base.sm_energy_j : 0;
