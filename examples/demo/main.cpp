@@ -1,6 +1,7 @@
 // warpkit-demo: the bundled kernels on a GPU preset (default: the GTX480-class Fermi). Each
 // kernel runs through the timing model; its device memory afterwards is compared with a
-// functional run of the same kernel, and a short report per kernel follows.
+// functional run of the same kernel, and a short report per kernel follows. --csv FILE writes
+// the table as CSV, a row per kernel.
 #include "../common/command_line.hpp"
 #include "../common/gpu_runner.hpp"
 #include "../common/kernel_dir.hpp"
@@ -13,6 +14,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -24,7 +26,9 @@ int tool_main(int argc, char** argv) {
     example::preset_options presets;
     std::string dir = "examples/kernels";
     presets.add_to(app);
+    std::string csv_file;
     app.add_option("--kernels", dir, "directory of kernel assembly files (*.s)");
+    app.add_option("--csv", csv_file, "write the table as CSV (a row per kernel) to this file");
     if (const auto code = example::parse_command_line(app, argc, argv)) return *code;
 
     try {
@@ -36,12 +40,20 @@ int tool_main(int argc, char** argv) {
         std::printf("warpkit-demo: %zu kernels on %s\n\n", files.size(), preset.c_str());
         std::printf("%-12s %7s %9s %9s %7s %8s  %s\n", "kernel", "blocks", "warp-ins", "cycles",
                     "IPC", "us", "result");
+        std::ofstream csv;
+        if (!csv_file.empty()) {
+            csv.open(csv_file);
+            if (!csv) throw warpkit::error("cannot write '" + csv_file + "'");
+            csv.precision(10);
+            csv << "kernel,preset,blocks,warp_instructions,thread_instructions,cycles,ipc_warp,"
+                   "ipc_thread,microseconds,matches_functional\n";
+        }
         std::string details;
         bool all_ok = true;
         for (const auto& f : files) {
             // Warps as wide as the preset's (64 threads on amoeba_48_fused).
             warpkit::func::isa_kernel k(example::load_program(f),
-                                       warpkit::gpu::preset_warp_size(preset));
+                                        warpkit::gpu::preset_warp_size(preset));
             warpkit::func::global_memory timed;
             presets.limit(timed);
             warpkit::func::load_data(k, timed);
@@ -61,9 +73,19 @@ int tool_main(int argc, char** argv) {
                         static_cast<unsigned long long>(r.stats.cycles), r.stats.ipc(),
                         static_cast<double>(r.stats.cycles) / r.params.core_mhz,
                         ok ? "memory matches functional run" : "MISMATCH");
+            if (csv.is_open()) {
+                const double cycles = static_cast<double>(r.stats.cycles);
+                const auto threads = static_cast<double>(r.stats.total.thread_instructions);
+                csv << name << ',' << preset << ',' << k.blocks() << ','
+                    << r.stats.total.warp_instructions << ',' << r.stats.total.thread_instructions
+                    << ',' << r.stats.cycles << ',' << r.stats.ipc() << ','
+                    << (cycles == 0 ? 0.0 : threads / cycles) << ',' << cycles / r.params.core_mhz
+                    << ',' << (ok ? 1 : 0) << '\n';
+            }
             details += "\n" + example::report(name, r);
         }
         std::cout << details;
+        if (csv.is_open() && !csv.flush()) throw warpkit::error("cannot write '" + csv_file + "'");
         return all_ok ? 0 : 1;
     } catch (const warpkit::error& e) {
         std::cerr << "warpkit-demo: " << e.what() << '\n';
