@@ -285,6 +285,11 @@ TEST_CASE("a line of two bursts: one column command each, tCCDL apart within a b
     ch.push({at(4, 0, 64), false, 7}); // the same group: tCCDL 3 after 6
     run_until(ch, 400, got);
     CHECK(got[7].done - got[6].done == 3);
+    // A partial burst is a whole one: 65 bytes take two.
+    const auto reads = ch.stats().reads;
+    ch.push({at(0, 0, 256), false, 8, 65});
+    run_until(ch, 500, got);
+    CHECK(ch.stats().reads - reads == 2);
 }
 
 TEST_CASE("a row streamed in one bank group loses a data-bus cycle per burst to tCCDL") {

@@ -137,8 +137,9 @@ public:
             return false;
         }
         const auto loc = decoder_.decode(r.addr);
-        const std::uint32_t per = p_.burst_bytes();
-        const std::uint32_t bursts = r.bytes == 0 ? 1 : (r.bytes + per - 1) / per;
+        const std::uint64_t per = p_.burst_bytes();
+        const auto bursts =
+            static_cast<std::uint32_t>(r.bytes == 0 ? 1 : (std::uint64_t{r.bytes} + per - 1) / per);
         queue_.push_back(entry{r, now_, loc.bank, loc.row, false, bursts});
         ++(r.is_write ? writes_queued_ : reads_queued_);
         wake_ = now_;
