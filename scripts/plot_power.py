@@ -4,7 +4,11 @@
 the RLC-filtered total from `--rlc-trace`).
 
     scripts/plot_power.py --json report.json --breakdown breakdown.png
-    scripts/plot_power.py --trace trace.csv [--rlc rlc.csv] --trace-png trace.png
+    scripts/plot_power.py --trace trace.csv [--rlc rlc.csv] [--json report.json | --title T]
+                          --trace-png trace.png
+
+The paper's figures stand beside ours where it reports them; the groups it gives no figure for
+are marked "not reported", not drawn as zero.
 
 Run with /usr/bin/python3 (Debian's matplotlib and numpy).
 """
@@ -43,6 +47,28 @@ def fail(msg):
     sys.exit(2)
 
 
+def paper_bar(ax, xs, values, width, label):
+    """The paper's bars; where the paper reports no figure (None), an outlined empty slot
+    marked "not reported" instead of a bar of zero height."""
+    shown = [(x, v) for x, v in zip(xs, values) if v is not None]
+    ax.bar([x for x, _ in shown], [v for _, v in shown], width=width, label=label)
+    for x, v in zip(xs, values):
+        if v is None:
+            ax.text(x, 0.5, "not reported", rotation=90, ha="center", va="bottom", fontsize=7,
+                    color="dimgrey")
+
+
+def report_title(json_path):
+    """"<kernels> on <preset>" from a warpkit-power report --json file."""
+    try:
+        with open(json_path) as f:
+            report = json.load(f)
+        names = [k["kernel"] for k in report["kernels"]]
+        return "%s on %s" % (", ".join(names), report["preset"])
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        fail("cannot read report '%s': %s" % (json_path, e))
+
+
 def breakdown(json_path, out, with_idle):
     try:
         with open(json_path) as f:
@@ -65,8 +91,8 @@ def breakdown(json_path, out, with_idle):
                      (len(kernels), "" if with_idle else ", idle SMs left out"))
     x = range(len(GROUPS))
     bar_ax.bar([i - 0.2 for i in x], shares, width=0.4, label="warpkit (%s)" % report["preset"])
-    bar_ax.bar([i + 0.2 for i in x], [PAPER.get(g, 0) for g in GROUPS], width=0.4,
-               label="paper 001, Fig. 12 (GTX480)")
+    paper_bar(bar_ax, [i + 0.2 for i in x], [PAPER.get(g) for g in GROUPS], 0.4,
+              "paper 001, Fig. 12 (GTX480)")
     bar_ax.set_xticks(list(x))
     bar_ax.set_xticklabels([g.replace("_", "\n") for g in GROUPS], fontsize=8)
     bar_ax.set_ylabel("share of dynamic power (%)")
@@ -88,7 +114,7 @@ def read_csv(path):
     return rows
 
 
-def trace(trace_path, rlc_path, out):
+def trace(trace_path, rlc_path, out, title):
     rows = read_csv(trace_path)
     try:
         t = [float(r["time_us"]) for r in rows]
@@ -105,7 +131,7 @@ def trace(trace_path, rlc_path, out):
                 color="red", linewidth=1.5, label="total after RLC filter")
     ax.set_xlabel("time (us)")
     ax.set_ylabel("power (W)")
-    ax.set_title("power trace: %s" % trace_path)
+    ax.set_title("power trace: %s" % title if title else "power trace")
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
     fig.tight_layout()
     fig.savefig(out, dpi=110)
@@ -121,13 +147,16 @@ def main():
     ap.add_argument("--trace", help="trace from warpkit-power report --trace")
     ap.add_argument("--rlc", help="filtered total from warpkit-power report --rlc-trace")
     ap.add_argument("--trace-png", default="power_trace.png", help="output PNG")
+    ap.add_argument("--title", help="the trace plot's title (default: the kernel and preset "
+                                    "of --json's report)")
     a = ap.parse_args()
     if not a.json and not a.trace:
         fail("give --json and/or --trace")
     if a.json:
         breakdown(a.json, a.breakdown, a.with_idle)
     if a.trace:
-        trace(a.trace, a.rlc, a.trace_png)
+        title = a.title or (report_title(a.json) if a.json else None)
+        trace(a.trace, a.rlc, a.trace_png, title)
 
 
 if __name__ == "__main__":

@@ -60,13 +60,9 @@ inline void flatten_params(const nlohmann::json& j, const std::string& prefix,
     return out;
 }
 
-/// What a GPGPU-Sim config is checked against on preset `name`: its warp width and scheduler.
+/// What a GPGPU-Sim config is checked against on preset `name`: its warp width.
 [[nodiscard]] inline warpkit::host::gpgpusim_target gpgpusim_target_of(const std::string& name) {
-    return warpkit::gpu::visit_preset(name, [](auto tag) {
-        using preset = typename decltype(tag)::type;
-        return warpkit::host::gpgpusim_target{static_cast<std::uint32_t>(preset::warp_size),
-                                              std::string(preset::scheduler::kind)};
-    });
+    return warpkit::host::gpgpusim_target{warpkit::gpu::preset_warp_size(name)};
 }
 
 /// The settings of the GPGPU-Sim config file at `path` mapped for preset `name`, in file

@@ -341,3 +341,55 @@ TEST_CASE_TEMPLATE("same kernel, same preset: bit-identical stats and memory", P
         }
     }
 }
+
+namespace {
+// A GTX480 whose scheduler type is fixed at compile time to `Scheduler`: the reference a run
+// with that policy chosen at run time (gpu_params::scheduler) must match cycle for cycle.
+template <class Scheduler>
+struct fermi_with_static_scheduler : gpu::fermi_gtx480 {
+    using scheduler = Scheduler;
+};
+
+template <class Preset>
+gpu::run_stats timed_stats(const isa::program& p, const gpu::gpu_params& params) {
+    func::isa_kernel k(p);
+    func::global_memory mem;
+    func::load_data(k, mem);
+    gpu::gpu<Preset> g(params);
+    return g.run(k, mem);
+}
+
+template <class Scheduler>
+void check_same_as_static(issue::scheduler_kind kind) {
+    auto chosen = gpu::fermi_gtx480::params();
+    chosen.scheduler.kind = kind;
+    for (const std::string name : {"matmul.s", "histogram.s", "bfs.s"}) {
+        CAPTURE(name);
+        const auto program = test::bundled_kernel(name);
+        const auto by_name = timed_stats<gpu::fermi_gtx480>(program, chosen);
+        const auto fixed = timed_stats<fermi_with_static_scheduler<Scheduler>>(
+            program, gpu::fermi_gtx480::params());
+        CHECK(by_name.cycles == fixed.cycles);
+        CHECK(stats_to_json(by_name).dump() == stats_to_json(fixed).dump());
+    }
+}
+} // namespace
+
+TEST_CASE("a scheduling policy chosen by params issues exactly as its static scheduler type") {
+    check_same_as_static<issue::lrr>(issue::scheduler_kind::loose_round_robin);
+    check_same_as_static<issue::two_level<issue::lrr>>(issue::scheduler_kind::two_level_lrr);
+    check_same_as_static<issue::gates<issue::lrr>>(issue::scheduler_kind::gates_lrr);
+    // The policies differ, so the check above can tell them apart.
+    auto gto = gpu::fermi_gtx480::params();
+    auto lrr = gto;
+    lrr.scheduler.kind = issue::scheduler_kind::loose_round_robin;
+    const auto program = test::bundled_kernel("matmul.s");
+    CHECK(timed_stats<gpu::fermi_gtx480>(program, gto).cycles !=
+          timed_stats<gpu::fermi_gtx480>(program, lrr).cycles);
+}
+
+TEST_CASE("a GPU with a static scheduler type reports that type's policy in its params") {
+    const gpu::gpu<fermi_with_static_scheduler<issue::lrr>> g(gpu::fermi_gtx480::params());
+    CHECK(g.params().scheduler.kind == issue::scheduler_kind::loose_round_robin);
+    CHECK(gpu::tesla_seed004::params().scheduler.kind == issue::scheduler_kind::round_robin);
+}

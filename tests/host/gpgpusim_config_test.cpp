@@ -151,12 +151,29 @@ TEST_CASE("gpgpusim config: the GTX480-like file maps onto fermi_gtx480's keys")
 }
 
 TEST_CASE("gpgpusim config: what has no equivalent is warned, never dropped") {
-    CHECK(warnings_of("-gpgpu_scheduler lrr\n") ==
+    // The scheduling policy is a parameter of every preset (scheduler.kind).
+    for (const char* policy : {"lrr", "gto"}) {
+        const auto t =
+            translate_gpgpusim_config("-gpgpu_scheduler " + std::string(policy) + "\n", "g.config");
+        CHECK(t.warnings.empty());
+        CHECK(t.settings() == std::vector<std::string>{"scheduler.kind=" + std::string(policy)});
+    }
+    {
+        const auto t =
+            translate_gpgpusim_config("-gpgpu_scheduler two_level_active:6:0:1\n", "g.config");
+        CHECK(t.warnings.empty());
+        CHECK(t.settings() == std::vector<std::string>{"scheduler.kind=two_level",
+                                                       "scheduler.two_level.active_warps=6"});
+    }
+    CHECK(warnings_of("-gpgpu_scheduler two_level_active:6:2:1\n") ==
           std::vector<std::string>{
-              "g.config:1:18: warning: -gpgpu_scheduler: the preset's warp scheduler is gto and "
-              "is part of its type, not a parameter ('lrr' is warpkit's rr)"});
-    CHECK(warnings_of("-gpgpu_scheduler lrr\n", {32, "rr"}).empty());
-    CHECK(warnings_of("-gpgpu_scheduler two_level_active:6:0:1\n").size() == 1);
+              "g.config:1:37: warning: -gpgpu_scheduler: warpkit's two-level scheduler orders "
+              "its active warps by loose round robin (inner prioritization 0) only"});
+    CHECK(warnings_of("-gpgpu_scheduler warp_limiting:2:gto\n") ==
+          std::vector<std::string>{
+              "g.config:1:18: warning: -gpgpu_scheduler: 'warp_limiting:2:gto' has no warpkit "
+              "equivalent (scheduler.kind stays the preset's; warpkit has lrr, rr, gto, "
+              "two_level and gates)"});
     CHECK(warnings_of("-gpgpu_n_cores_per_cluster 1\n") ==
           std::vector<std::string>{"g.config:1:1: warning: -gpgpu_n_cores_per_cluster without "
                                    "-gpgpu_n_clusters: sms stays the preset's"});
@@ -166,10 +183,10 @@ TEST_CASE("gpgpusim config: what has no equivalent is warned, never dropped") {
                                    "701 MHz (warpkit's clocks are whole MHz)"});
     // Bank groups, tCCDL and the read-to-precharge delay map onto the channel's keys.
     {
-        const auto groups = translate_gpgpusim_config(
-            "-gpgpu_dram_timing_opt \"nbk=16:nbkgrp=4:CCDL=3:RTPL=2\"\n"
-            "-gpgpu_dram_buswidth 4\n-gpgpu_n_mem_per_ctrlr 2\n",
-            "g.config");
+        const auto groups =
+            translate_gpgpusim_config("-gpgpu_dram_timing_opt \"nbk=16:nbkgrp=4:CCDL=3:RTPL=2\"\n"
+                                      "-gpgpu_dram_buswidth 4\n-gpgpu_n_mem_per_ctrlr 2\n",
+                                      "g.config");
         CHECK(groups.warnings.empty());
         const auto s = groups.settings();
         for (const char* setting :

@@ -8,15 +8,16 @@
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/reflect.hpp>
 #include <warpkit/core/stats.hpp>
-#include <warpkit/gpu/cta_dispatcher.hpp>
 #include <warpkit/func/global_memory.hpp>
 #include <warpkit/func/isa_kernel.hpp>
 #include <warpkit/func/isa_source.hpp>
+#include <warpkit/gpu/cta_dispatcher.hpp>
 #include <warpkit/gpu/memory_params.hpp>
 #include <warpkit/gpu/memory_stats.hpp>
 #include <warpkit/gpu/memory_system.hpp>
 #include <warpkit/gpu/sharing_clusters.hpp>
 #include <warpkit/gpu/sm.hpp>
+#include <warpkit/issue/selectable.hpp>
 #include <warpkit/reconfig/front_end_sharing.hpp>
 
 #include <algorithm>
@@ -36,6 +37,10 @@ struct gpu_params {
     std::uint32_t sms = 15;
     std::uint32_t core_mhz = 700;
     std::uint32_t schedulers = 2; ///< warp schedulers per SM
+    /// The warp scheduling policy (kind) of every scheduler and its params, on a GPU whose
+    /// Policies::scheduler is issue::selectable, as every preset's is. A GPU with a static
+    /// scheduler type reports that type's kind here.
+    issue::scheduler_choice scheduler{};
     /// SMs per cluster: equal block shares and, unless sharing.enabled is false, one
     /// front-end for the cluster (paper 000; 2 to 4 SMs).
     std::uint32_t cluster_size = 1;
@@ -72,11 +77,11 @@ struct gpu_params {
               "cluster_size", cluster_size, "<= 4 with front-end sharing enabled");
         check(sm.split.mode == reconfig::split_mode::off || cluster_size == 1 || !sharing.enabled,
               "sm.split.mode",
-              std::string(enum_names<reconfig::split_mode>::names[static_cast<std::size_t>(
-                  sm.split.mode)]),
+              std::string(
+                  enum_names<reconfig::split_mode>::names[static_cast<std::size_t>(sm.split.mode)]),
               "off with front-end sharing clusters");
     }
-    WARPKIT_FIELDS(gpu_params, name, sms, core_mhz, schedulers, cluster_size, registers,
+    WARPKIT_FIELDS(gpu_params, name, sms, core_mhz, schedulers, scheduler, cluster_size, registers,
                    shared_bytes, default_block_shared_bytes, watchdog_cycles, max_cycles,
                    sample_cycles, device_memory_mb, sm, memory, sharing)
 };
@@ -114,9 +119,17 @@ public:
     using source_type = func::source_of_t<func::isa_kernel, warp_size, typename Policies::stack>;
     using sm_type = sm_for<func::isa_kernel>;
     using scheduler_params = typename Policies::scheduler::params_type;
+    /// True when the scheduling policy is a parameter (gpu_params::scheduler).
+    static constexpr bool selectable_scheduler =
+        std::is_same_v<typename Policies::scheduler, issue::selectable>;
 
-    explicit gpu(const gpu_params& p, const scheduler_params& sp = {})
-        : p_(validated(p)), sched_(sp) {}
+    /// A GPU of params `p`; its schedulers' params are p.scheduler with issue::selectable,
+    /// else the static scheduler type's defaults.
+    explicit gpu(const gpu_params& p)
+        : p_(reported(validated(p))), sched_(scheduler_params_of(p_)) {}
+    /// A GPU of params `p` whose static scheduler type gets params `sp`.
+    gpu(const gpu_params& p, const scheduler_params& sp) requires(!selectable_scheduler)
+        : p_(reported(validated(p))), sched_(sp) {}
 
     [[nodiscard]] const gpu_params& params() const noexcept { return p_; }
 
@@ -307,6 +320,24 @@ public:
     }
 
 private:
+    // The params as this GPU runs them: a static scheduler type's kind replaces p.scheduler's
+    // where it is one of the selectable kinds (params() then says what really schedules).
+    [[nodiscard]] static gpu_params reported(gpu_params p) {
+        if constexpr (!selectable_scheduler) {
+            const auto& names = enum_names<issue::scheduler_kind>::names;
+            for (std::size_t i = 0; i < names.size(); ++i)
+                if (names[i] == Policies::scheduler::kind)
+                    p.scheduler.kind = static_cast<issue::scheduler_kind>(i);
+        }
+        return p;
+    }
+    [[nodiscard]] static scheduler_params scheduler_params_of(const gpu_params& p) {
+        if constexpr (selectable_scheduler)
+            return p.scheduler;
+        else
+            return scheduler_params{};
+    }
+
     gpu_params p_;
     scheduler_params sched_;
 };

@@ -135,7 +135,8 @@ public:
     sm(std::uint32_t id, const sm_params& p, const typename scheduler_bank_type::params_type& sched,
        Source source, const memory_params& memory = ideal_memory())
         : id_(id), p_(validated(p)), source_(std::move(source)), sched_(sched), split_(p_, sched),
-          execute_(p_.units), scoreboard_(issue::scoreboard_params{.warps = p_.contexts(), .registers = tracked_registers}),
+          execute_(p_.units), scoreboard_(issue::scoreboard_params{.warps = p_.contexts(),
+                                                                   .registers = tracked_registers}),
           ldst_(id, p_, memory), warps_(p_.contexts()), blocks_(p_.block_slots),
           issue_(p_.contexts(), checked_width_(p_, sched)), power_(p_.units.sp_count, p_.gating),
           fetch_(p_.ibuffer_depth, p_.fetch_latency) {
@@ -432,15 +433,18 @@ private:
 
     [[nodiscard]] std::uint32_t type_active_(isa::unit_class u) const {
         if constexpr (requires(const scheduler_bank_type& b) { b.actv(u); }) {
-            return sched_.actv(u);
-        } else {
-            std::uint32_t n = 0;
-            for (std::uint32_t s = 0; s < warps_.size(); ++s)
-                if (warps_[s].resident && !warps_[s].ibuf.empty() &&
-                    warps_[s].ibuf.front().unit == u)
-                    ++n;
-            return n;
+            // A selectable scheduler counts them only while it runs GATES.
+            if constexpr (requires(const scheduler_bank_type& b) { b[0].counts_active(); }) {
+                if (sched_[0].counts_active()) return sched_.actv(u);
+            } else {
+                return sched_.actv(u);
+            }
         }
+        std::uint32_t n = 0;
+        for (std::uint32_t s = 0; s < warps_.size(); ++s)
+            if (warps_[s].resident && !warps_[s].ibuf.empty() && warps_[s].ibuf.front().unit == u)
+                ++n;
+        return n;
     }
 
     // Passes of warp `s` through its pipelines: a warp of the full width takes two on a split
@@ -461,14 +465,13 @@ private:
         auto& w = warps_[s];
         const stages::execute_context<Source, sharing_type, ldst_type, scoreboard_type,
                                       typename ldst_type::results_type>
-            ctx{
-            source_,
-            sharing_,
-            scoreboard_,
-            ldst_,
-            writeback_.results(),
-            s_,
-            func::exec_site{id_, now_}};
+            ctx{source_,
+                sharing_,
+                scoreboard_,
+                ldst_,
+                writeback_.results(),
+                s_,
+                func::exec_site{id_, now_}};
         execute_.execute(s, si, w, passes_(s), ctx);
         if (source_.finished(s)) {
             w.resident = false;

@@ -330,17 +330,26 @@ private:
     void map_scheduler_policy() {
         const auto f = gpgpusim_split(whole_field(), ':');
         const std::string_view name = f[0].text;
-        // GPGPU-Sim's loose round robin is warpkit's rr; its gto is warpkit's gto.
-        const std::string_view kind = name == "gto" ? "gto" : name == "lrr" ? "rr" : "";
-        if (!kind.empty() && kind == target_.scheduler && f.size() == 1) {
-            row_.note = "the preset's scheduler, " + target_.scheduler;
+        // GPGPU-Sim's lrr takes the first ready warp after the last one that issued, as
+        // warpkit's lrr does; its gto is warpkit's gto; two_level_active:N:INNER:OUTER keeps N
+        // active warps, ordered by INNER (0: loose round robin, warpkit's two_level inside).
+        if ((name == "lrr" || name == "gto") && f.size() == 1) {
+            set("scheduler.kind", name);
             return;
         }
-        warn_at(f[0].offset, "the preset's warp scheduler is " + target_.scheduler +
-                                 " and is part of its type, not a parameter (" +
-                                 gpgpusim_quoted(name) +
-                                 (kind.empty() ? " has no warpkit equivalent)"
-                                               : " is warpkit's " + std::string(kind) + ")"));
+        if (name == "two_level_active" && f.size() == 4) {
+            set("scheduler.kind", "two_level");
+            set("scheduler.two_level.active_warps", whole(f[1], "the active warps"));
+            if (whole(f[2], "the inner prioritization") != 0)
+                warn_at(f[2].offset, "warpkit's two-level scheduler orders its active warps by "
+                                     "loose round robin (inner prioritization 0) only");
+            row_.note = "pending warps wait in a FIFO (the outer prioritization " +
+                        std::string(f[3].text) + " has no equivalent)";
+            return;
+        }
+        warn_at(f[0].offset, gpgpusim_quoted(whole_field().text) +
+                                 " has no warpkit equivalent (scheduler.kind stays the "
+                                 "preset's; warpkit has lrr, rr, gto, two_level and gates)");
     }
 
     // ---- caches ---------------------------------------------------------------------------

@@ -45,11 +45,10 @@ struct gpgpusim_option {
     }
 };
 
-/// What the reader checks the file against: the preset's fixed choices, which no parameter
-/// changes (its warp width and the type of its warp scheduler).
+/// What the reader checks the file against: the preset's fixed choice, which no parameter
+/// changes (its warp width).
 struct gpgpusim_target {
     std::uint32_t warp_size = 32;
-    std::string scheduler = "gto"; ///< warpkit's short name of the scheduler (issue::gto::kind)
 };
 
 /// One mapped option of the report: the option, its value and the settings it became.

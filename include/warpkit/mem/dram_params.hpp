@@ -4,7 +4,9 @@
 /// command-clock cycles at 924 MHz (GPGPU-Sim's GTX480 configuration, from the Hynix
 /// H5GQ1H24AFR 1 Gb GDDR5 data sheet: tCCD 2, tRRD 6, tRCD 12, tRAS 28, tRP 12, tRC 40, CL 12,
 /// WL 4, tCDLR (tWTR) 5, tWR 12, 4 bank groups, tCCDL 3, tRTP 2, burst length 8), the four-
-/// activate window and refresh of 1 Gb GDDR5 parts (tFAW 23 ns, tREFI 3.9 us, tRFC 65 ns), the
+/// activate window and refresh of 1 Gb GDDR5 parts (tREFI 3.9 us: 8192 refreshes per 32 ms;
+/// tFAW 23 ns and tRFC 65 ns are typical 1 Gb GDDR5 figures, not read from that part's own
+/// AC table, so calibrate them when a data sheet is at hand), the
 /// data path (two x32 devices per 64-bit channel: 384 bits over 6 channels), the write queue
 /// drained in batches between watermarks (USIMM's 40 / 20 of 64 entries), and the address
 /// mapping from a physical address to channel, bank, row and column (arithmetic, or a bit

@@ -1,0 +1,148 @@
+#pragma once
+/// \file
+/// `selectable`: a warp scheduler whose policy is a parameter (`kind`), so a GPU built with it
+/// runs lrr, rr, gto, two-level or GATES scheduling as its params say: the presets use it,
+/// and `--set scheduler.kind=gates` changes any preset's policy at run time without another
+/// compiled GPU type. The policy sits in a std::variant of the five static schedulers and
+/// each call goes to the chosen one, so a run with kind K issues exactly as the static
+/// scheduler K does. A simulator that fixes its policy at compile time uses the static type
+/// itself and saves the dispatch.
+
+#include <warpkit/core/params.hpp>
+#include <warpkit/core/reflect.hpp>
+#include <warpkit/core/stats.hpp>
+#include <warpkit/isa/unit_class.hpp>
+#include <warpkit/issue/gates.hpp>
+#include <warpkit/issue/gto.hpp>
+#include <warpkit/issue/issue_list.hpp>
+#include <warpkit/issue/lrr.hpp>
+#include <warpkit/issue/rr.hpp>
+#include <warpkit/issue/scheduler_stats.hpp>
+#include <warpkit/issue/two_level.hpp>
+#include <warpkit/issue/warp_view.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <variant>
+
+namespace warpkit::issue {
+
+/// The policies `selectable` can run, by the name each static scheduler reports as `kind`.
+enum class scheduler_kind : std::uint8_t {
+    loose_round_robin,  ///< "lrr"
+    round_robin,        ///< "rr"
+    greedy_then_oldest, ///< "gto"
+    two_level_lrr,      ///< "two_level"
+    gates_lrr           ///< "gates"
+};
+
+} // namespace warpkit::issue
+
+template <>
+struct warpkit::enum_names<warpkit::issue::scheduler_kind> {
+    static constexpr std::array<std::string_view, 5> names = {"lrr", "rr", "gto", "two_level",
+                                                              "gates"};
+};
+
+namespace warpkit::issue {
+
+/// Params of `selectable`: which policy runs and the params of the policies that have any
+/// (lrr, rr and gto have none). Only the chosen policy's params are used.
+struct scheduler_choice {
+    /// The policy (GTX480: gto, paper 003 Section 2.1's baseline).
+    scheduler_kind kind = scheduler_kind::greedy_then_oldest;
+    /// Two-level scheduling over lrr (kind two_level).
+    two_level<lrr>::params_type two_level{};
+    /// GATES over lrr (kind gates, paper 003).
+    gates<lrr>::params_type gates{};
+    WARPKIT_FIELDS(scheduler_choice, kind, two_level, gates)
+};
+
+/// Counters of `selectable`: the issue counters every policy has (the chosen policy's own
+/// counters, such as GATES' priority switches, come from the static scheduler's stats).
+struct selectable_stats {
+    scheduler_stats issue{};
+    WARPKIT_FIELDS(selectable_stats, issue)
+};
+
+/// A warp scheduler running the policy its params choose (see the file comment).
+class selectable {
+public:
+    using params_type = scheduler_choice;
+    using stats_type = selectable_stats;
+    /// Warp ids are below this (that of the five static schedulers).
+    static constexpr std::size_t max_warps = issue::max_warps;
+    /// Short name for reports: the policy's own name is kind_name().
+    static constexpr std::string_view kind = "selectable";
+
+    selectable() : selectable(params_type{}) {}
+    /// Throws config_error when the chosen policy's params are out of range.
+    explicit selectable(const params_type& p) : params_(validated(p)), policy_(make(p)) {}
+
+    /// The chosen policy's name ("gto", "gates"...).
+    [[nodiscard]] std::string_view kind_name() const noexcept {
+        return enum_names<scheduler_kind>::names[static_cast<std::size_t>(params_.kind)];
+    }
+    /// See warp_scheduler: the chosen policy's picks.
+    [[nodiscard]] issue_list select(std::span<const warp_view> views, std::size_t width) {
+        width_ = width;
+        return std::visit([&](auto& s) { return s.select(views, width); }, policy_);
+    }
+    /// See warp_scheduler.
+    void notify_issued(const issue_list& done) {
+        stats_.issue.record(width_, done);
+        std::visit([&](auto& s) { s.notify_issued(done); }, policy_);
+    }
+    /// The unit classes power gating blocks, for GATES; the other policies do not look.
+    void set_blocked(unit_set blocked) noexcept {
+        if (auto* g = std::get_if<gates<lrr>>(&policy_)) g->set_blocked(blocked);
+    }
+    /// True when the policy counts the active warps of each class itself (GATES' INT_ACTV and
+    /// FP_ACTV); the SM counts them otherwise.
+    [[nodiscard]] bool counts_active() const noexcept {
+        return std::holds_alternative<gates<lrr>>(policy_);
+    }
+    /// GATES' active-subset count of class `u`; 0 under the other policies (counts_active()).
+    [[nodiscard]] std::uint32_t actv(isa::unit_class u) const noexcept {
+        const auto* g = std::get_if<gates<lrr>>(&policy_);
+        return g != nullptr ? g->actv(u) : 0;
+    }
+
+    [[nodiscard]] const params_type& params() const noexcept { return params_; }
+    [[nodiscard]] const stats_type& stats() const noexcept { return stats_; }
+    /// Restarts the counters, this one's and the policy's (the scheduling state stays).
+    void reset_stats() {
+        reset_counters(stats_);
+        std::visit([](auto& s) { s.reset_stats(); }, policy_);
+    }
+
+private:
+    using policy_type = std::variant<lrr, rr, gto, two_level<lrr>, gates<lrr>>;
+
+    [[nodiscard]] static policy_type make(const params_type& p) {
+        switch (p.kind) {
+        case scheduler_kind::loose_round_robin:
+            return lrr{};
+        case scheduler_kind::round_robin:
+            return rr{};
+        case scheduler_kind::greedy_then_oldest:
+            return gto{};
+        case scheduler_kind::two_level_lrr:
+            return two_level<lrr>(p.two_level);
+        case scheduler_kind::gates_lrr:
+            return gates<lrr>(p.gates);
+        }
+        throw config_error("kind", std::to_string(static_cast<unsigned>(p.kind)),
+                           "lrr, rr, gto, two_level or gates");
+    }
+
+    params_type params_;
+    policy_type policy_;
+    stats_type stats_{};
+    std::size_t width_ = 0;
+};
+
+} // namespace warpkit::issue
