@@ -5,6 +5,8 @@
 // Each subcommand is one add_* function below; main() only registers and dispatches them.
 #include "study.hpp"
 
+#include "../common/output.hpp"
+
 #include "../common/tool_main.hpp"
 
 #include <warpkit/core/error.hpp>
@@ -232,7 +234,7 @@ int tool_main(int argc, char** argv) {
     std::function<int()> run;
     add_predict(app, run);
     add_train(app, run);
-    add_study(app, run);
+    add_study(app, run, example::record_header("warpkit-amoeba", argc, argv));
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -17,10 +17,12 @@
 #include "study.hpp"
 
 #include "../common/gpu_runner.hpp"
+#include "../common/output.hpp"
 #include "../common/study_kernels.hpp"
 
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/file.hpp>
+#include <warpkit/core/json.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/stats.hpp>
 #include <warpkit/gpu/presets.hpp>
@@ -32,11 +34,12 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -52,6 +55,8 @@ struct study_options {
     std::vector<std::string> overrides;
     std::string csv;
     std::string metrics_csv;
+    std::string json;
+    nlohmann::json record; // the --json record's header
 };
 
 // One configuration's runs of one kernel (all its launches), added up.
@@ -238,30 +243,66 @@ void print_summary(const std::vector<row>& rows) {
                 static_cast<unsigned long long>(fast_moved));
 }
 
+// Calls `f(kernel, configuration name, its run, the baseline run)` for every kernel and
+// configuration, in the table's order.
+template <class F>
+void for_each_configuration(const std::vector<row>& rows, F f) {
+    for (const auto& r : rows) {
+        f(r.kernel, "baseline", r.base, r.base);
+        f(r.kernel, "scale_up", r.scale_up(), r.base);
+        f(r.kernel, "static_fuse", r.fused_choice(), r.base);
+        f(r.kernel, "direct_split", r.split(false), r.base);
+        f(r.kernel, "warp_regrouping", r.split(true), r.base);
+    }
+}
+
 // Per kernel and configuration: cycles, instructions, speedup and the memory figures.
 void write_csv(const std::string& path, const std::vector<row>& rows) {
-    std::ofstream f(path);
-    if (!f) throw wk::error("cannot write '" + path + "'");
+    std::ostringstream f;
     f << "kernel,config,cycles,thread_instructions,speedup,l1d_miss,access_rate,noc_stall\n";
-    for (const auto& r : rows) {
-        const auto line = [&](const char* name, const config_run& c) {
-            f << r.kernel << ',' << name << ',' << c.cycles << ',' << c.total.thread_instructions
-              << ',' << speedup(c, r.base) << ',' << c.l1d_miss() << ',' << c.access_rate() << ','
-              << c.noc_stall() << '\n';
-        };
-        line("baseline", r.base);
-        line("scale_up", r.scale_up());
-        line("static_fuse", r.fused_choice());
-        line("direct_split", r.split(false));
-        line("warp_regrouping", r.split(true));
-    }
+    for_each_configuration(rows, [&](const std::string& kernel, const char* name,
+                                     const config_run& c, const config_run& base) {
+        f << kernel << ',' << name << ',' << c.cycles << ',' << c.total.thread_instructions << ','
+          << speedup(c, base) << ',' << c.l1d_miss() << ',' << c.access_rate() << ','
+          << c.noc_stall() << '\n';
+    });
+    example::write_text_file(path, f.str());
+}
+
+// The --json record: the params of both GPUs, then write_csv's rows with their units named.
+void write_json(const study_options& o, const std::vector<row>& rows) {
+    auto j = o.record;
+    auto baseline = wk::gpu::amoeba_48::params();
+    wk::apply_overrides(baseline, o.overrides);
+    auto fused = wk::gpu::amoeba_48_fused::params();
+    wk::apply_overrides(fused, o.overrides);
+    j["params"] = {{"kernels", o.isa_dir},
+                   {"cuda", o.cuda_dir},
+                   {"no_ptx", o.no_ptx},
+                   {"coeffs", o.coeffs},
+                   {"overrides", o.overrides},
+                   {"baseline_gpu", wk::params_to_json(baseline)},
+                   {"fused_gpu", wk::params_to_json(fused)}};
+    nlohmann::json out = nlohmann::json::array();
+    for_each_configuration(rows, [&](const std::string& kernel, const char* name,
+                                     const config_run& c, const config_run& base) {
+        out.push_back({{"kernel", kernel},
+                       {"config", name},
+                       {"cycles", c.cycles},
+                       {"thread_instructions", c.total.thread_instructions},
+                       {"ipc_speedup", speedup(c, base)},
+                       {"l1d_miss_rate", c.l1d_miss()},
+                       {"transactions_per_access", c.access_rate()},
+                       {"noc_stall_rate", c.noc_stall()}});
+    });
+    j["rows"] = std::move(out);
+    example::write_json_file(o.json, j);
 }
 
 // Offline training data for 'warpkit-amoeba train': the sampled metrics and whether the
 // kernel ran faster on the scale-up GPU.
 void write_metrics_csv(const std::string& path, const std::vector<row>& rows) {
-    std::ofstream f(path);
-    if (!f) throw wk::error("cannot write '" + path + "'");
+    std::ostringstream f;
     for (const auto name : rc::metric_names)
         f << name << ',';
     f << "label\n";
@@ -270,6 +311,7 @@ void write_metrics_csv(const std::string& path, const std::vector<row>& rows) {
             f << v << ',';
         f << (r.scale_up().ipc() > r.base.ipc() ? 1 : 0) << '\n';
     }
+    example::write_text_file(path, f.str());
 }
 
 int run_study(const study_options& o) {
@@ -287,6 +329,7 @@ int run_study(const study_options& o) {
     print_summary(rows);
     if (!o.csv.empty()) write_csv(o.csv, rows);
     if (!o.metrics_csv.empty()) write_metrics_csv(o.metrics_csv, rows);
+    if (!o.json.empty()) write_json(o, rows);
     if (!all_same) {
         std::fprintf(stderr, "warpkit-amoeba: a kernel's output differs between the baseline "
                              "and the fused or split GPU (the 'same' column)\n");
@@ -297,8 +340,9 @@ int run_study(const study_options& o) {
 
 } // namespace
 
-void add_study(CLI::App& app, std::function<int()>& run) {
+void add_study(CLI::App& app, std::function<int()>& run, nlohmann::json record) {
     auto o = std::make_shared<study_options>();
+    o->record = std::move(record);
     auto* sub = app.add_subcommand(
         "study", "baseline scale-out, direct scale-up, static fuse, direct split and warp "
                  "regrouping on the bundled kernels");
@@ -316,5 +360,8 @@ void add_study(CLI::App& app, std::function<int()>& run) {
     sub->add_option("--metrics-csv", o->metrics_csv,
                     "write each kernel's first-CTA metrics and label (1: scale-up faster), the "
                     "input format of 'train'");
+    sub->add_option("--json", o->json,
+                    "write the params of both GPUs and one record per kernel and configuration "
+                    "as JSON");
     sub->callback([o, &run] { run = [o] { return run_study(*o); }; });
 }

@@ -6,32 +6,39 @@
 // saved, and the cluster-network packets by type; then the averages next to the paper's.
 //
 //   warpkit-fs [--kernels DIR] [--cuda DIR] [--no-ptx] [--sizes 1,2,4] [--sms 16]
-//              [--set key=value]... [--scoreboard-share X] [--csv FILE]
+//              [--set key=value]... [--scoreboard-share X] [--csv FILE] [--json FILE]
+//
+// --csv and --json write one row per kernel and cluster size; the JSON record follows
+// examples/common/output.hpp's schema (tool, command line, params, rows).
 //
 // The paper simulates 16 SMs (Table I) and so does the study by default: the preset's 15
 // do not split into clusters of 2 or 4. Every kernel's output must be the same with and
 // without sharing; a difference is reported and makes the exit status 1.
 #include "../common/command_line.hpp"
 #include "../common/gpu_runner.hpp"
+#include "../common/output.hpp"
 #include "../common/study_kernels.hpp"
 #include "../common/tool_main.hpp"
 #include "energy.hpp"
 
 #include <warpkit/core/error.hpp>
+#include <warpkit/core/json.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/stats.hpp>
 #include <warpkit/gpu/presets.hpp>
 #include <warpkit/reconfig/front_end_sharing.hpp>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -88,9 +95,74 @@ struct row {
     bool same = true;    // output identical to the baseline's
 };
 
-int run_study(const std::vector<study_kernel>& kernels, const std::vector<std::uint32_t>& sizes,
-              std::uint32_t sms, const std::vector<std::string>& overrides,
-              const example::fs::energy_params& ep, const std::string& csv_out) {
+// The --csv table: a row per kernel and cluster size, numbers as a stream prints them.
+std::string csv_text(const std::vector<row>& rows) {
+    std::ostringstream f;
+    f << "kernel,cluster_size,cycles,perf_pct,sharing_pct,front_end_saved_pct,"
+         "total_saved_pct,front_end_j,total_j,link_j,scoreboard_j,identical,"
+      << wk::stats_csv_header(rc::front_end_sharing_stats{}) << '\n';
+    for (const auto& rw : rows)
+        f << rw.kernel << ',' << rw.s << ',' << rw.r.cycles << ',' << rw.perf << ',' << rw.share
+          << ',' << rw.fe_saved << ',' << rw.saved << ',' << rw.r.energy.front_end << ','
+          << rw.r.energy.total << ',' << rw.r.energy.link << ',' << rw.r.energy.scoreboard << ','
+          << (rw.same ? 1 : 0) << ',' << wk::stats_csv_row(rw.r.sharing) << '\n';
+    return f.str();
+}
+
+// The --json record's rows: the --csv table's figures, named with their units.
+nlohmann::json rows_json(const std::vector<row>& rows) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& rw : rows)
+        out.push_back({{"kernel", rw.kernel},
+                       {"cluster_size", rw.s},
+                       {"cycles", rw.r.cycles},
+                       {"performance_pct", rw.perf},
+                       {"sharing_pct", rw.share},
+                       {"front_end_energy_saved_pct", rw.fe_saved},
+                       {"total_energy_saved_pct", rw.saved},
+                       {"front_end_energy_j", rw.r.energy.front_end},
+                       {"total_energy_j", rw.r.energy.total},
+                       {"link_energy_j", rw.r.energy.link},
+                       {"scoreboard_energy_j", rw.r.energy.scoreboard},
+                       {"identical_output", rw.same},
+                       {"sharing", wk::stats_to_json(rw.r.sharing)}});
+    return out;
+}
+
+// What the study ran with: the GTX480 parameters (S = 1), the sizes and the energy model.
+struct study_setup {
+    std::vector<std::uint32_t> sizes;
+    std::uint32_t sms = 16;
+    std::vector<std::string> overrides;
+    example::fs::energy_params energy;
+    example::output_files outputs;
+    nlohmann::json record; // the JSON record's header
+};
+
+void write_outputs(const study_setup& setup, const std::vector<row>& rows) {
+    if (!setup.outputs.csv.empty()) example::write_text_file(setup.outputs.csv, csv_text(rows));
+    if (setup.outputs.json.empty()) return;
+    auto gpu = preset::params();
+    gpu.sms = setup.sms;
+    wk::apply_overrides(gpu, setup.overrides);
+    auto j = setup.record;
+    j["params"] = {{"gpu", wk::params_to_json(gpu)},
+                   {"cluster_sizes", setup.sizes},
+                   {"sms", setup.sms},
+                   {"scoreboard_share", setup.energy.scoreboard_share},
+                   {"mapping", wk::params_to_json(setup.energy.mapping)},
+                   {"power", wk::params_to_json(setup.energy.model)}};
+    j["rows"] = rows_json(rows);
+    j["identical_outputs"] =
+        std::all_of(rows.begin(), rows.end(), [](const row& r) { return r.same; });
+    example::write_json_file(setup.outputs.json, j);
+}
+
+int run_study(const std::vector<study_kernel>& kernels, const study_setup& setup) {
+    const auto& sizes = setup.sizes;
+    const auto sms = setup.sms;
+    const auto& overrides = setup.overrides;
+    const auto& ep = setup.energy;
     std::vector<row> rows;
     bool all_same = true;
     std::printf("front-end sharing on %s with %u SMs (paper 000, Table I: 16 SMs); the "
@@ -163,18 +235,7 @@ int run_study(const std::vector<study_kernel>& kernels, const std::vector<std::u
         std::printf("%2u %7.1f %7.1f %8.1f %8.1f\n", s, perf / d, share / d, fe / d, tot / d);
     }
     std::printf("outputs identical with and without sharing: %s\n", all_same ? "yes" : "NO");
-    if (!csv_out.empty()) {
-        std::ofstream f(csv_out);
-        if (!f) throw wk::error("cannot write '" + csv_out + "'");
-        f << "kernel,cluster_size,cycles,perf_pct,sharing_pct,front_end_saved_pct,"
-             "total_saved_pct,front_end_j,total_j,link_j,scoreboard_j,identical,"
-          << wk::stats_csv_header(rc::front_end_sharing_stats{}) << '\n';
-        for (const auto& rw : rows)
-            f << rw.kernel << ',' << rw.s << ',' << rw.r.cycles << ',' << rw.perf << ',' << rw.share
-              << ',' << rw.fe_saved << ',' << rw.saved << ',' << rw.r.energy.front_end << ','
-              << rw.r.energy.total << ',' << rw.r.energy.link << ',' << rw.r.energy.scoreboard
-              << ',' << (rw.same ? 1 : 0) << ',' << wk::stats_csv_row(rw.r.sharing) << '\n';
-    }
+    write_outputs(setup, rows);
     return all_same ? 0 : 1;
 }
 
@@ -207,31 +268,33 @@ int tool_main(int argc, char** argv) {
     std::string cuda_dir = "examples/cuda";
     bool no_ptx = false;
     std::string sizes_text = "1,2,4";
-    std::uint32_t sms = 16;
-    std::vector<std::string> overrides;
-    example::fs::energy_params ep;
-    std::string csv_out;
+    study_setup setup;
+    auto& sms = setup.sms;
+    auto& ep = setup.energy;
     app.add_option("--kernels", isa_dir, "directory of warpkit-ISA kernels (*.s)");
     app.add_option("--cuda", cuda_dir, "directory of PTX kernels with *.launch.json files");
     app.add_flag("--no-ptx", no_ptx, "run the warpkit-ISA kernels only");
     app.add_option("--sizes", sizes_text, "cluster sizes, the baseline 1 first")
         ->capture_default_str();
     app.add_option("--sms", sms, "SMs (a multiple of every cluster size)")->capture_default_str();
-    app.add_option("--set", overrides, "override a GTX480 parameter: key=value (repeatable)");
+    app.add_option("--set", setup.overrides, "override a GTX480 parameter: key=value (repeatable)");
     app.add_option("--scoreboard-share", ep.scoreboard_share,
                    "share of the scheduler component's power that is the scoreboard")
         ->capture_default_str()
         ->check(CLI::Range(0.0, 1.0));
-    app.add_option("--csv", csv_out, "write one row per kernel and cluster size");
+    app.add_option("--csv", setup.outputs.csv, "write one row per kernel and cluster size");
+    app.add_option("--json", setup.outputs.json,
+                   "write the params and one record per kernel and cluster size as JSON");
     if (const auto code = example::parse_command_line(app, argc, argv)) return *code;
     try {
-        const auto sizes = parse_sizes(sizes_text);
-        for (std::uint32_t s : sizes)
+        setup.sizes = parse_sizes(sizes_text);
+        setup.record = example::record_header("warpkit-fs", argc, argv);
+        for (std::uint32_t s : setup.sizes)
             if (sms == 0 || sms % s != 0)
                 throw wk::config_error("sms", std::to_string(sms),
                                        "a multiple of cluster size " + std::to_string(s));
         const auto kernels = example::find_kernels(isa_dir, cuda_dir, !no_ptx);
-        return run_study(kernels, sizes, sms, overrides, ep, csv_out);
+        return run_study(kernels, setup);
     } catch (const wk::error& e) {
         std::cerr << "warpkit-fs: " << e.what() << '\n';
         return 2;

@@ -1,5 +1,6 @@
 // warpkit-gating: replays one execution unit's demand trace through a power-gating policy and
-// prints the gating statistics as one JSON object.
+// prints the gating statistics as one JSON object (examples/common/output.hpp's schema: the
+// tool, its command line, the params, the statistics).
 //
 //   warpkit-gating [--trace FILE] [--policy conventional|naive_blackout|adaptive]
 //                  [--idle-detect N] [--break-even N] [--wakeup N] [--epoch N]
@@ -9,6 +10,7 @@
 // unit arrives, '0' when none does; whitespace is ignored. Arrivals queue and the unit serves
 // one per cycle while powered on. `adaptive` is naive Blackout with adaptive idle-detect.
 #include "../common/command_line.hpp"
+#include "../common/output.hpp"
 #include "../common/tool_main.hpp"
 
 #include <warpkit/core/error.hpp>
@@ -61,9 +63,9 @@ std::string flag_of(const std::string& field) {
     return it == m.end() ? field : it->second;
 }
 
-// Keys in the order the study documents them.
-nlohmann::ordered_json report(const std::string& policy, const gating::replay_result& r,
-                              const gating::params& p) {
+// Keys in the order the study documents them, after those of `record` (the header).
+nlohmann::ordered_json report(nlohmann::ordered_json record, const std::string& policy,
+                              const gating::replay_result& r, const gating::params& p) {
     const gating::stats& s = r.stats;
     nlohmann::ordered_json j = {
         {"policy", policy},
@@ -84,6 +86,7 @@ nlohmann::ordered_json report(const std::string& policy, const gating::replay_re
         {"critical_wakeups", s.critical_wakeups},
         {"static_energy", gating::static_energy(s, p)},
         {"static_energy_savings", r.static_energy_savings},
+        {"static_energy_saving_share", r.static_energy_savings},
         {"final_idle_detect", r.final_idle_detect},
         {"idle_detect_increments", s.idle_detect_increments},
         {"idle_detect_decrements", s.idle_detect_decrements},
@@ -95,7 +98,8 @@ nlohmann::ordered_json report(const std::string& policy, const gating::replay_re
         {"mean_length", s.idle_periods.lengths.mean()},
     };
     j["params"] = nlohmann::ordered_json::parse(warpkit::params_to_json(p).dump());
-    return j;
+    record.update(j);
+    return record;
 }
 
 int tool_main(int argc, char** argv) {
@@ -142,7 +146,11 @@ int tool_main(int argc, char** argv) {
             return 2;
         }
         const auto r = policies().at(policy)(arrivals, p);
-        std::cout << report(policy, r, p).dump(2) << "\n";
+        std::cout << report(example::record_header<nlohmann::ordered_json>("warpkit-gating", argc,
+                                                                           argv),
+                            policy, r, p)
+                         .dump(2)
+                  << "\n";
         return 0;
     } catch (const warpkit::config_error& e) {
         std::cerr << "warpkit-gating: " << flag_of(e.field()) << ": " << e.what() << "\n";

@@ -8,15 +8,19 @@
 //     prints `rate,avg_packet_latency,avg_network_latency,accepted_rate,hops_avg,status`
 //     rows (status ok or unstable); progress goes to stderr: a line per rate and, on a
 //     terminal, a progress line within each rate (cycles of warm-up and sampling done, ETA;
-//     [--quiet] hides it, [--progress] shows it on a file or pipe too).
+//     [--quiet] hides it, [--progress] shows it on a file or pipe too). [--csv FILE] writes
+//     the same rows to FILE; [--json FILE] writes the params, one object per rate, the
+//     saturation rate and the zero-load latency (examples/common/output.hpp's schema).
 //   warpkit-noc --encode inst|mem|ctrl field=value ...   prints the packet as 0x + hex
 //   warpkit-noc --decode inst|mem|ctrl 0xHEX             prints name=value lines
 //
 // Bad input: a message on stderr and exit code 2; a run that cannot go on (sim_error): 1.
 #include "../common/command_line.hpp"
+#include "../common/output.hpp"
 #include "../common/tool_main.hpp"
 
 #include <warpkit/core/error.hpp>
+#include <warpkit/core/json.hpp>
 #include <warpkit/core/rng.hpp>
 #include <warpkit/noc/cluster_packet.hpp>
 #include <warpkit/noc/crossbar.hpp>
@@ -26,6 +30,7 @@
 #include <warpkit/noc/traffic.hpp>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <array>
@@ -39,6 +44,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -170,7 +176,89 @@ struct options {
     std::string hotspots = "0";
     double hotspot_fraction = 1.0;
     example::progress_options progress;
+    example::output_files outputs; // --json, --csv
 };
+
+/// The options as the "params" of the JSON record (the network's own params join them).
+nlohmann::json options_json(const options& o, const std::vector<double>& rates) {
+    return {{"topology", o.topology},
+            {"k", o.k},
+            {"n", o.n},
+            {"vcs", o.vcs},
+            {"vc_buf", o.vc_buf},
+            {"packet_size", o.packet_size},
+            {"traffic", o.traffic},
+            {"rates", rates},
+            {"warmup", o.warmup},
+            {"sample", o.sample},
+            {"max_samples", o.max_samples},
+            {"latency_threshold", o.latency_threshold},
+            {"seed", o.seed},
+            {"router_delays", o.router_delays},
+            {"speculative", o.speculative},
+            {"two_stage", o.two_stage},
+            {"subnets", o.subnets},
+            {"link_latency", o.link_latency},
+            {"credit_delay", o.credit_delay},
+            {"bypass", o.bypass},
+            {"bypass_delay", o.bypass_delay},
+            {"allocator", o.allocator},
+            {"routing", o.routing},
+            {"voq", o.voq},
+            {"latency", o.latency},
+            {"hotspots", o.hotspots},
+            {"hotspot_fraction", o.hotspot_fraction}};
+}
+
+/// The CSV columns of the sweep, as printed on stdout and written by --csv.
+example::csv_table rate_table() {
+    return example::csv_table({"rate", "avg_packet_latency", "avg_network_latency", "accepted_rate",
+                               "hops_avg", "status"});
+}
+
+/// Appends the row of `res` to `table`, in the printed precision.
+void add_rate_row(example::csv_table& table, const rate_result& res) {
+    char rate[32];
+    std::snprintf(rate, sizeof rate, "%g", res.rate);
+    table.row()
+        .add_formatted(rate)
+        .add_formatted(example::fixed_cell(res.avg_packet_latency, 3))
+        .add_formatted(example::fixed_cell(res.avg_network_latency, 3))
+        .add_formatted(example::fixed_cell(res.accepted_rate, 4))
+        .add_formatted(example::fixed_cell(res.hops_avg, 3))
+        .add_formatted(res.status == run_status::ok ? "ok" : "unstable");
+}
+
+/// The JSON record of a sweep: the header, "params" (the options and the network's and the
+/// sweep's params), one object per rate, the saturation rate (the first rate whose status is
+/// not ok; null when all are) and the zero-load latency (the packet latency of the lowest
+/// rate).
+nlohmann::json sweep_json(nlohmann::json record, nlohmann::json params,
+                          const std::vector<rate_result>& results) {
+    record["params"] = std::move(params);
+    nlohmann::json points = nlohmann::json::array();
+    nlohmann::json saturation = nullptr;
+    const rate_result* lowest = nullptr;
+    for (const auto& res : results) {
+        const bool ok = res.status == run_status::ok;
+        points.push_back({{"offered_flits_per_node_cycle", res.rate},
+                          {"packet_latency_cycles", res.avg_packet_latency},
+                          {"network_latency_cycles", res.avg_network_latency},
+                          {"accepted_flits_per_node_cycle", res.accepted_rate},
+                          {"hops_per_packet", res.hops_avg},
+                          {"status", ok ? "ok" : "unstable"},
+                          {"reason", std::string(res.reason)},
+                          {"cycles", res.cycles},
+                          {"packets_measured", res.packets}});
+        if (!ok && saturation.is_null()) saturation = res.rate;
+        if (lowest == nullptr || res.rate < lowest->rate) lowest = &res;
+    }
+    record["points"] = std::move(points);
+    record["saturation_rate"] = saturation;
+    record["zero_load_latency"] =
+        lowest == nullptr ? nlohmann::json(nullptr) : nlohmann::json(lowest->avg_packet_latency);
+    return record;
+}
 
 mesh_params make_mesh(const options& o) {
     mesh_params p;
@@ -212,8 +300,22 @@ mesh_params make_mesh(const options& o) {
     return p;
 }
 
+/// Writes the JSON record of the sweep when --json asks for it.
+void write_sweep_json(const options& o, const nlohmann::json& record,
+                      const std::vector<double>& rates, nlohmann::json network,
+                      const sweep_params& sp, const std::vector<rate_result>& results) {
+    if (o.outputs.json.empty()) return;
+    auto params = options_json(o, rates);
+    params["network"] = std::move(network);
+    params["sweep"] = warpkit::params_to_json(sp);
+    example::write_json_file(o.outputs.json, sweep_json(record, std::move(params), results));
+}
+
+/// Runs every rate on a fresh network from `make` (whose params are `network`), printing a CSV
+/// row per rate, then writes --csv and --json (`record`: the JSON record's header).
 template <class Make>
-int sweep(const options& o, const traffic& t, const std::vector<double>& rates, Make make) {
+int sweep(const options& o, const traffic& t, const std::vector<double>& rates,
+          const nlohmann::json& record, const nlohmann::json& network, Make make) {
     sweep_params sp;
     sp.warmup_cycles = o.warmup;
     sp.sample_cycles = o.sample;
@@ -223,7 +325,9 @@ int sweep(const options& o, const traffic& t, const std::vector<double>& rates, 
     warpkit::validate(sp);
     auto probe = make(); // checks the network params before any output
     (void)probe;
-    std::cout << "rate,avg_packet_latency,avg_network_latency,accepted_rate,hops_avg,status\n";
+    auto table = rate_table();
+    std::cout << table.header() << '\n';
+    std::vector<rate_result> results;
     example::progress_line progress("warpkit-noc", o.progress);
     // The drain's cycles come on top: past this, the count stays at its end.
     const std::uint64_t planned = sp.warmup_cycles + sp.max_samples * sp.sample_cycles;
@@ -245,20 +349,22 @@ int sweep(const options& o, const traffic& t, const std::vector<double>& rates, 
         const double secs =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         const bool ok = res.status == run_status::ok;
-        std::printf("%g,%.3f,%.3f,%.4f,%.3f,%s\n", rate, res.avg_packet_latency,
-                    res.avg_network_latency, res.accepted_rate, res.hops_avg,
-                    ok ? "ok" : "unstable");
+        add_rate_row(table, res);
+        std::printf("%s\n", table.line(table.rows() - 1).c_str());
         std::fflush(stdout);
         std::fprintf(stderr, "rate %g: %s%s%s, %llu cycles, %llu packets measured, %.2f s\n", rate,
                      ok ? "ok" : "unstable", ok ? "" : " (",
                      ok ? "" : (std::string(res.reason) + ")").c_str(),
                      static_cast<unsigned long long>(res.cycles),
                      static_cast<unsigned long long>(res.packets), secs);
+        results.push_back(res);
     }
+    if (!o.outputs.csv.empty()) table.write(o.outputs.csv);
+    write_sweep_json(o, record, rates, network, sp, results);
     return 0;
 }
 
-int sweep_mode(const options& o) {
+int sweep_mode(const options& o, const nlohmann::json& record) {
     if (o.n < 1 || o.n > 2) throw usage_error("--n: only 1 or 2 dimensions are supported");
     traffic_params tp;
     tp.k = o.k;
@@ -297,8 +403,11 @@ int sweep_mode(const options& o) {
                      p.cols, p.rows, o.routing.c_str(), p.subnets, p.num_vcs, p.vc_buf_size,
                      p.routing_delay, p.vc_alloc_delay, p.sw_alloc_delay, p.st_final_delay,
                      p.speculative ? " (speculative)" : "", p.link_latency);
-        if (rr) return sweep(o, t, rates, [&] { return mesh<std::uint64_t, round_robin>(p); });
-        return sweep(o, t, rates, [&] { return mesh<std::uint64_t, islip>(p); });
+        const auto network = warpkit::params_to_json(p);
+        if (rr)
+            return sweep(o, t, rates, record, network,
+                         [&] { return mesh<std::uint64_t, round_robin>(p); });
+        return sweep(o, t, rates, record, network, [&] { return mesh<std::uint64_t, islip>(p); });
     }
     if (o.topology == "crossbar") {
         crossbar_params p;
@@ -310,15 +419,20 @@ int sweep_mode(const options& o) {
         if (o.latency != 0) p.latency = o.latency;
         p.inject_queue_packets = 4;
         warpkit::validate(p);
-        if (rr) return sweep(o, t, rates, [&] { return crossbar<std::uint64_t, round_robin>(p); });
-        return sweep(o, t, rates, [&] { return crossbar<std::uint64_t, islip>(p); });
+        const auto network = warpkit::params_to_json(p);
+        if (rr)
+            return sweep(o, t, rates, record, network,
+                         [&] { return crossbar<std::uint64_t, round_robin>(p); });
+        return sweep(o, t, rates, record, network,
+                     [&] { return crossbar<std::uint64_t, islip>(p); });
     }
     if (o.topology == "ideal") {
         ideal_params p;
         p.nodes = nodes;
         p.latency = o.latency;
         warpkit::validate(p);
-        return sweep(o, t, rates, [&] { return ideal_network<>(p); });
+        return sweep(o, t, rates, record, warpkit::params_to_json(p),
+                     [&] { return ideal_network<>(p); });
     }
     throw usage_error("--topology must be mesh, crossbar or ideal, got '" + o.topology + "'");
 }
@@ -374,6 +488,10 @@ int tool_main(int argc, char** argv) {
     app.add_option("--encode", encode, "print a cluster packet (inst, mem, ctrl) as hex");
     app.add_option("--decode", decode, "print the fields of a cluster packet (inst, mem, ctrl)");
     app.add_option("fields", rest, "field=value ... (--encode) or 0xHEX (--decode)");
+    app.add_option("--csv", o.outputs.csv, "also write the CSV rows to this file");
+    app.add_option("--json", o.outputs.json,
+                   "write the params, one object per rate, the saturation rate and the zero-load "
+                   "latency as JSON to this file");
     example::add_progress_flags(app, o.progress);
     try {
         app.parse(argc, argv);
@@ -390,7 +508,7 @@ int tool_main(int argc, char** argv) {
         if (!rest.empty())
             throw usage_error("unexpected argument '" + rest.front() +
                               "' (field=value lists go with --encode)");
-        return sweep_mode(o);
+        return sweep_mode(o, example::record_header("warpkit-noc", argc, argv));
     } catch (const warpkit::config_error& e) {
         std::cerr << "warpkit-noc: " << e.what() << '\n';
         return 2;

@@ -3,7 +3,11 @@
 //   fit-constant  P = k f + P_const from power measured at several frequencies
 //   report        run kernels on a GPU preset, print the per-component power breakdown,
 //                 optionally write the power trace, the RLC-filtered trace, JSON and CSV
-//   dvfs          no DVFS vs fine-grained, coarse-grained and cluster-level DVFS
+//   dvfs          no DVFS vs fine-grained, coarse-grained and cluster-level DVFS, optionally
+//                 written as JSON and CSV (a row per kernel)
+// report and dvfs take --dump-params (the GPU preset's, the power model's and the counter
+// mapping's params as JSON, nothing run) and --list-presets; their --json records follow
+// examples/common/output.hpp's schema.
 // report and dvfs show a progress line on stderr (the kernel, its blocks done, ETA) when it is
 // a terminal; --quiet hides it, --progress shows it on a file or pipe too.
 #include "commands.hpp"
@@ -12,6 +16,8 @@
 #include "../common/command_line.hpp"
 #include "../common/gpu_runner.hpp"
 #include "../common/kernel_dir.hpp"
+#include "../common/output.hpp"
+#include "../common/params_cli.hpp"
 #include "../common/tool_main.hpp"
 
 #include <warpkit/core/error.hpp>
@@ -37,7 +43,9 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -57,14 +65,37 @@ struct model_options {
     example::progress_options progress; // --quiet, --progress
 };
 
-wp::model make_model(const model_options& o) {
+wp::model_params make_model_params(const model_options& o) {
     auto p = warpkit::make_params<wp::model_params>(nullptr, o.power_set);
     if (o.lane_gating) p.lane_gating.enabled = true;
-    return wp::model(p);
+    return p;
+}
+
+wp::model make_model(const model_options& o) {
+    return wp::model(make_model_params(o));
 }
 
 example::mapping_params make_mapping(const model_options& o) {
     return warpkit::make_params<example::mapping_params>(nullptr, o.map_set);
+}
+
+/// What --dump-params prints: the preset's params with --set, the power model's with
+/// --power-set and --lane-gating, the counter mapping's with --map-set.
+nlohmann::json model_params_json(const std::string& preset, const model_options& o) {
+    return {{"gpu", warpkit::params_to_json(example::preset_params(preset, o.gpu_set))},
+            {"power", warpkit::params_to_json(make_model_params(o))},
+            {"mapping", warpkit::params_to_json(make_mapping(o))}};
+}
+
+/// The "params" of a report or dvfs JSON record: model_params_json's three blocks, the preset,
+/// the sampling interval and the kernel files.
+nlohmann::json run_params_json(const std::string& preset, const model_options& o,
+                               const std::vector<std::string>& files) {
+    auto j = model_params_json(preset, o);
+    j["preset"] = preset;
+    j["sample_cycles"] = o.sample;
+    j["kernels"] = files;
+    return j;
 }
 
 std::vector<std::string> kernel_files(const std::vector<std::string>& kernels,
@@ -101,12 +132,6 @@ example::sampled_run run_kernel(const std::string& preset, const std::string& fi
                                   progress.enabled() ? example::run_progress(show) : nullptr);
     progress.finish();
     return r;
-}
-
-void write_file(const std::string& path, const std::string& text) {
-    std::ofstream f(path);
-    if (!f) throw warpkit::error("cannot write '" + path + "'");
-    f << text;
 }
 
 void print_breakdown(const std::string& kernel, const example::sampled_run& r,
@@ -156,13 +181,6 @@ group_shares shares_of(const wp::energy_account& e) {
     return g;
 }
 
-// Opens `path` for writing into `f`; throws naming the path when it cannot.
-std::ofstream& open_output(std::ofstream& f, const std::string& path) {
-    f.open(path);
-    if (!f) throw warpkit::error("cannot write '" + path + "'");
-    return f;
-}
-
 // Writes the RLC trace's row for trace row `row`: its start, its total power and the total
 // after `filter` (which starts from rest at the first row's power).
 void write_filtered(std::ostream& os, wp::rlc_filter& filter, const wp::trace_row& row,
@@ -185,13 +203,13 @@ int cmd_fit_constant(const std::string& file) {
 
 int cmd_report(const std::string& preset, const std::vector<std::string>& kernels,
                const std::string& dir, const model_options& o, const std::string& trace_out,
-               const std::string& rlc_out, const std::string& json_out,
-               const std::string& csv_out) {
+               const std::string& rlc_out, const example::output_files& outputs,
+               nlohmann::json out) {
     const auto files = kernel_files(kernels, dir);
     if ((!trace_out.empty() || !rlc_out.empty()) && files.size() != 1)
         throw warpkit::error("--trace and --rlc-trace need exactly one --kernel");
     const wp::model m = make_model(o);
-    nlohmann::json out;
+    out["params"] = run_params_json(preset, o, files);
     out["preset"] = preset;
     out["kernels"] = nlohmann::json::array();
     std::string csv;
@@ -208,11 +226,13 @@ int cmd_report(const std::string& preset, const std::vector<std::string>& kernel
         wp::power_trace trace(o.sample);
         std::ofstream trace_file;
         std::ostream nowhere(nullptr); // without --trace the rows are kept nowhere
-        trace.stream_to(trace_out.empty() ? nowhere : open_output(trace_file, trace_out));
+        if (!trace_out.empty()) trace_file = example::open_output_file(trace_out);
+        trace.stream_to(trace_out.empty() ? nowhere : trace_file);
         std::ofstream rlc_file;
         std::optional<wp::rlc_filter> filter;
         if (!rlc_out.empty()) {
-            open_output(rlc_file, rlc_out) << "time_us,total,filtered\n";
+            rlc_file = example::open_output_file(rlc_out);
+            rlc_file << "time_us,total,filtered\n";
             filter.emplace(wp::rlc_params{},
                            static_cast<double>(o.sample) / (m.params().nominal_mhz * 1e6));
         }
@@ -265,17 +285,32 @@ int cmd_report(const std::string& preset, const std::vector<std::string>& kernel
         avg[gname] = {{"share", avg_idle[i]}, {"share_without_idle", avg_active[i]}};
     }
     out["figure12_average"] = avg;
-    if (!json_out.empty()) write_file(json_out, out.dump(2) + "\n");
-    if (!csv_out.empty()) write_file(csv_out, csv);
+    if (!outputs.json.empty()) example::write_json_file(outputs.json, out);
+    if (!outputs.csv.empty()) example::write_text_file(outputs.csv, csv);
     return 0;
 }
 
+// The dvfs table: a row per kernel, its figures as shares (0.25 is 25%).
+example::csv_table dvfs_table() {
+    return example::csv_table({"kernel", "cycles", "stall_share", "baseline_energy_j",
+                               "fine_energy_saving_share", "fine_slowdown_share",
+                               "coarse_energy_saving_share", "coarse_slowdown_share",
+                               "cluster_energy_saving_share", "cluster_slowdown_share"});
+}
+
 int cmd_dvfs(const std::string& preset, const std::vector<std::string>& kernels,
-             const std::string& dir, const model_options& o, std::size_t cluster) {
+             const std::string& dir, const model_options& o, std::size_t cluster,
+             const example::output_files& outputs, nlohmann::json out) {
     const auto files = kernel_files(kernels, dir);
     const wp::model m = make_model(o);
     const auto fine = wp::dvfs_params::on_chip();
     const auto coarse = wp::dvfs_params::off_chip();
+    out["params"] = run_params_json(preset, o, files);
+    out["params"]["cluster_sms"] = cluster;
+    out["params"]["fine_dvfs"] = warpkit::params_to_json(fine);
+    out["params"]["coarse_dvfs"] = warpkit::params_to_json(coarse);
+    out["kernels"] = nlohmann::json::array();
+    auto table = dvfs_table();
     std::printf("DVFS on %s: 7 P-states 700..100 MHz, 1.0..0.55 V; stall share thresholds "
                 "0.90 down / 0.80 up; fine: 500-cycle epochs and transitions (on-chip "
                 "regulator); coarse: 10,000 (off-chip); cluster: fine, %zu SMs per domain\n",
@@ -298,14 +333,27 @@ int cmd_dvfs(const std::string& preset, const std::vector<std::string>& kernels,
             stall += s.memory_stall_cycles;
             active += s.active_cycles;
         }
+        const double stall_share =
+            active > 0 ? static_cast<double>(stall) / static_cast<double>(active) : 0.0;
         std::printf("%-10s %8llu %8.1f%% %11.3f | %6.1f%% %6.1f%% | %6.1f%% %6.1f%% | %6.1f%% "
                     "%6.1f%%\n",
-                    stem(f).c_str(), static_cast<unsigned long long>(r.cycles),
-                    active > 0 ? 100.0 * static_cast<double>(stall) / static_cast<double>(active)
-                               : 0.0,
+                    stem(f).c_str(), static_cast<unsigned long long>(r.cycles), 100.0 * stall_share,
                     a.baseline_energy_j * 1e6, 100 * a.energy_saving(), 100 * a.slowdown(),
                     100 * b.energy_saving(), 100 * b.slowdown(), 100 * c.energy_saving(),
                     100 * c.slowdown());
+        table.row().add(stem(f)).add(r.cycles).add(stall_share).add(a.baseline_energy_j);
+        table.add(a.energy_saving()).add(a.slowdown()).add(b.energy_saving()).add(b.slowdown());
+        table.add(c.energy_saving()).add(c.slowdown());
+        out["kernels"].push_back({{"kernel", stem(f)},
+                                  {"cycles", r.cycles},
+                                  {"stall_share", stall_share},
+                                  {"baseline_energy_j", a.baseline_energy_j},
+                                  {"fine_energy_saving_share", a.energy_saving()},
+                                  {"fine_slowdown_share", a.slowdown()},
+                                  {"coarse_energy_saving_share", b.energy_saving()},
+                                  {"coarse_slowdown_share", b.slowdown()},
+                                  {"cluster_energy_saving_share", c.energy_saving()},
+                                  {"cluster_slowdown_share", c.slowdown()}});
         sum_fine += a.energy_saving();
         sum_coarse += b.energy_saving();
         sum_cluster += c.energy_saving();
@@ -313,6 +361,11 @@ int cmd_dvfs(const std::string& preset, const std::vector<std::string>& kernels,
     const auto n = static_cast<double>(files.size());
     std::printf("%-10s %8s %9s %11s | %6.1f%% %7s | %6.1f%% %7s | %6.1f%%\n", "mean", "", "", "",
                 100 * sum_fine / n, "", 100 * sum_coarse / n, "", 100 * sum_cluster / n);
+    out["mean_fine_energy_saving_share"] = sum_fine / n;
+    out["mean_coarse_energy_saving_share"] = sum_coarse / n;
+    out["mean_cluster_energy_saving_share"] = sum_cluster / n;
+    if (!outputs.json.empty()) example::write_json_file(outputs.json, out);
+    if (!outputs.csv.empty()) table.write(outputs.csv);
     return 0;
 }
 
@@ -339,7 +392,10 @@ int tool_main(int argc, char** argv) {
     std::vector<std::string> kernels;
     std::string dir = "examples/kernels";
     model_options o;
-    std::string trace_out, rlc_out, json_out, csv_out;
+    std::string trace_out, rlc_out;
+    example::output_files outputs;
+    bool dump_params = false;
+    bool list_presets = false;
     std::size_t cluster = 5;
     auto add_run_options = [&](CLI::App* c) {
         c->add_option("--preset", preset, "fermi_gtx480, tesla_seed004 or amoeba_48");
@@ -354,18 +410,26 @@ int tool_main(int argc, char** argv) {
         c->add_option("--sample", o.sample, "sampling interval in core cycles")
             ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
         example::add_progress_flags(*c, o.progress);
+        c->add_flag("--dump-params", dump_params,
+                    "print the preset's (with --set), the power model's (with --power-set and "
+                    "--lane-gating) and the counter mapping's (with --map-set) parameters as "
+                    "JSON and exit");
+        c->add_flag("--list-presets", list_presets, "list the presets and exit");
     };
     auto* report = app.add_subcommand("report", "run kernels and print the power breakdown");
     add_run_options(report);
     report->add_option("--trace", trace_out, "write the power trace (one row per interval)");
     report->add_option("--rlc-trace", rlc_out,
                        "write total power before and after the RLC filter (Section 4.3.1)");
-    report->add_option("--json", json_out, "write the energy report as JSON");
-    report->add_option("--csv", csv_out, "write the energy report as CSV");
+    report->add_option("--json", outputs.json, "write the params and the energy report as JSON");
+    report->add_option("--csv", outputs.csv, "write the energy report as CSV");
     auto* dvfs = app.add_subcommand("dvfs", "no DVFS vs fine, coarse and cluster-level DVFS");
     add_run_options(dvfs);
     dvfs->add_option("--cluster", cluster, "SMs per voltage domain for cluster-level DVFS")
         ->check(CLI::Range(std::size_t{1}, std::size_t{4096}));
+    dvfs->add_option("--json", outputs.json,
+                     "write the params, a record per kernel and the means as JSON");
+    dvfs->add_option("--csv", outputs.csv, "write a row per kernel as CSV");
     auto* mapping =
         app.add_subcommand("mapping", "print which GPU counter drives which power component");
 
@@ -377,9 +441,19 @@ int tool_main(int argc, char** argv) {
         }
         if (*refine) return example::run_refine(activity_file, measured_file);
         if (*fit) return cmd_fit_constant(points_file);
+        if (list_presets) {
+            std::cout << example::preset_list();
+            return 0;
+        }
+        if (dump_params) {
+            std::cout << model_params_json(preset, o).dump(2) << '\n';
+            return 0;
+        }
+        auto record = example::record_header("warpkit-power", argc, argv);
         if (*report)
-            return cmd_report(preset, kernels, dir, o, trace_out, rlc_out, json_out, csv_out);
-        if (*dvfs) return cmd_dvfs(preset, kernels, dir, o, cluster);
+            return cmd_report(preset, kernels, dir, o, trace_out, rlc_out, outputs,
+                              std::move(record));
+        if (*dvfs) return cmd_dvfs(preset, kernels, dir, o, cluster, outputs, std::move(record));
     } catch (const warpkit::error& e) {
         std::cerr << "warpkit-power: " << e.what() << '\n';
         return 2;

@@ -18,6 +18,7 @@
 //                                                              the parameters as JSON, no run
 #include "../common/command_line.hpp"
 #include "../common/gpu_runner.hpp"
+#include "../common/output.hpp"
 #include "../common/params_cli.hpp"
 #include "../common/ptxas_registers.hpp"
 #include "../common/tool_main.hpp"
@@ -50,12 +51,6 @@
 namespace {
 
 namespace wk = warpkit;
-
-void write_json(const std::string& path, const nlohmann::json& j) {
-    std::ofstream f(path);
-    if (!f) throw wk::error("cannot write '" + path + "'");
-    f << j.dump(2) << '\n';
-}
 
 // Prints every `.entry` of the file: its name, demangled signature and parameters.
 void list_entries(const std::string& ptx_file) {
@@ -145,13 +140,8 @@ void write_trace(const std::string& preset, const std::string& ptx_file, const s
     std::error_code ec;
     std::filesystem::create_directories(folder, ec);
     if (ec) throw wk::error("cannot write '" + dir + "': " + ec.message());
-    const auto open = [](const std::filesystem::path& p) {
-        std::ofstream f(p);
-        if (!f) throw wk::error("cannot write '" + p.string() + "'");
-        return f;
-    };
-    std::ofstream list = open(folder / "kernelslist.g");
-    std::ofstream trace = open(folder / "kernel-1.traceg");
+    std::ofstream list = example::open_output_file(folder / "kernelslist.g");
+    std::ofstream trace = example::open_output_file(folder / "kernel-1.traceg");
     for (std::size_t i = 0; i < spec.buffers.size(); ++i) {
         if (spec.buffers[i].init.kind == wk::host::init_kind::zeros) continue;
         const auto& b = bufs.list[i].second;
@@ -173,12 +163,13 @@ void write_trace(const std::string& preset, const std::string& ptx_file, const s
                 static_cast<unsigned long long>(st.warp_instructions));
 }
 
-// Runs a PTX entry as its launch file describes; prints a summary, optionally writes JSON.
+// Runs a PTX entry as its launch file describes; prints a summary, optionally writes JSON
+// (`record`: its header) to `json_out`.
 void run_ptx(const std::string& preset, const std::string& ptx_file, const std::string& entry,
              const std::string& launch_file, const std::vector<std::string>& overrides,
-             const std::string& json_out, bool print_params, const wk::ptx::kernel_options& opt,
-             const std::string& ptxas, bool bounds_check, std::uint64_t memory_cap,
-             example::progress_line& progress) {
+             const std::string& json_out, nlohmann::json j, bool print_params,
+             const wk::ptx::kernel_options& opt, const std::string& ptxas, bool bounds_check,
+             std::uint64_t memory_cap, example::progress_line& progress) {
     const auto m = wk::ptx::read_ptx(ptx_file);
     const auto spec = wk::host::read_launch(launch_file);
     wk::host::device dev(preset, overrides);
@@ -224,7 +215,6 @@ void run_ptx(const std::string& preset, const std::string& ptx_file, const std::
     std::printf("  simulated %.0f warp instructions per second (%.2f s)\n",
                 r.warp_instructions_per_second(), r.wall_seconds);
     if (json_out.empty()) return;
-    nlohmann::json j;
     j["kernel"] = ptx_file;
     j["entry"] = k.name();
     j["preset"] = preset;
@@ -243,7 +233,7 @@ void run_ptx(const std::string& preset, const std::string& ptx_file, const std::
     j["by_opcode"] = ops;
     j["params"] = wk::params_to_json(dev.params());
     j["stats"] = wk::stats_to_json(r.run);
-    write_json(json_out, j);
+    example::write_json_file(json_out, j);
 }
 
 int tool_main(int argc, char** argv) {
@@ -323,8 +313,9 @@ int tool_main(int argc, char** argv) {
                             presets.memory_cap());
                 return 0;
             }
-            run_ptx(preset, ptx_file, entry, launch_file, overrides, json_out, print_params, opt,
-                    ptxas, !no_bounds_check, presets.memory_cap(), progress);
+            run_ptx(preset, ptx_file, entry, launch_file, overrides, json_out,
+                    example::record_header("warpkit-run", argc, argv), print_params, opt, ptxas,
+                    !no_bounds_check, presets.memory_cap(), progress);
             return 0;
         }
         if (kernel.empty()) throw wk::error("give --kernel FILE or --ptx FILE (see --help)");
@@ -339,7 +330,11 @@ int tool_main(int argc, char** argv) {
         progress.finish();
         if (print_params) std::cout << wk::params_to_text(r.params) << '\n';
         std::cout << example::report(kernel, r);
-        if (!json_out.empty()) write_json(json_out, example::to_json(kernel, r));
+        if (!json_out.empty()) {
+            auto j = example::record_header("warpkit-run", argc, argv);
+            j.update(example::to_json(kernel, r));
+            example::write_json_file(json_out, j);
+        }
     } catch (const wk::error& e) {
         std::cerr << "warpkit-run: " << e.what() << '\n';
         return 2;

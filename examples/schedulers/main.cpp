@@ -9,6 +9,7 @@
 // SP1: latency 4, initiation interval 1, paper 003 Section 3.1), one SFU group (latency 16,
 // a warp every 8 cycles: 4 SFUs for 32 threads), one LD/ST group (a warp every 2 cycles:
 // 16 units) whose loads return after a fixed memory latency and are long-latency results.
+#include "../common/output.hpp"
 #include "../common/tool_main.hpp"
 #include "issue_model.hpp"
 
@@ -20,6 +21,7 @@
 #include <warpkit/issue/scoreboard.hpp>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <array>
@@ -31,11 +33,13 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace {
 
 namespace wi = warpkit::issue;
+using json = nlohmann::ordered_json; // keys in the order of the printed report
 using warpkit::isa::unit_class;
 constexpr std::size_t classes = warpkit::isa::unit_class_count;
 
@@ -217,37 +221,140 @@ run_result run(wi::any_scheduler& s, const std::vector<std::vector<inst>>& progs
     return res;
 }
 
-void report(const std::string& name, const run_result& r, const options& o) {
-    std::printf("\n== %s ==\nfirst issue cycles:\n", name.c_str());
-    for (const auto& l : r.first_cycles)
-        std::printf("%s\n", l.c_str());
-    const double ipc =
-        r.cycles == 0 ? 0.0 : static_cast<double>(r.instructions) / static_cast<double>(r.cycles);
-    std::printf("%llu instructions in %llu cycles (IPC %.3f)%s\n",
-                static_cast<unsigned long long>(r.instructions),
-                static_cast<unsigned long long>(r.cycles), ipc,
-                r.instructions < std::uint64_t{o.warps} * o.length ? " [cycle cap reached]" : "");
-    // Bins: 1, 2, 3, 4, 5-9, 10-18, 19-49, 50+; regions of paper 003 Fig. 3 with idle-detect
-    // 5 and break-even 14: < 5 wasted, 5..18 net loss when gated, >= 19 net saving.
-    const warpkit::histogram<8> shape(std::array<std::uint64_t, 8>{1, 2, 3, 4, 5, 10, 19, 50});
-    std::printf("%-8s %7s %7s %6s %6s %6s %6s %6s %6s %6s %6s | %6s %6s %6s\n", "unit", "periods",
-                "mean", "1", "2", "3", "4", "5-9", "10-18", "19-49", "50+", "<5", "5-18", ">=19");
+// Idle-period bins: 1, 2, 3, 4, 5-9, 10-18, 19-49, 50+; regions of paper 003 Fig. 3 with
+// idle-detect 5 and break-even 14: < 5 wasted, 5..18 net loss when gated, >= 19 net saving.
+constexpr std::array<std::uint64_t, 8> idle_bin_lower = {1, 2, 3, 4, 5, 10, 19, 50};
+constexpr std::array<const char*, 8> idle_bin_names = {"1",   "2",     "3",     "4",
+                                                       "5-9", "10-18", "19-49", "50+"};
+
+/// One unit's idle periods: their count, mean length, bins and Fig. 3 regions.
+struct unit_idle {
+    std::uint64_t periods = 0;
+    double mean = 0;
+    std::array<std::uint64_t, 8> bins{};
+    std::uint64_t wasted = 0; // shorter than idle-detect
+    std::uint64_t loss = 0;   // gated, but shorter than break-even
+    std::uint64_t gain = 0;   // long enough to save energy
+};
+
+std::vector<unit_idle> idle_summary(const run_result& r) {
+    const warpkit::histogram<8> shape(idle_bin_lower);
+    std::vector<unit_idle> out;
     for (std::size_t u = 0; u < units.size(); ++u) {
         auto h = shape;
         for (auto len : r.idle[u])
             h.add(len);
-        std::printf("%-8s %7llu %7.2f", units[u].name.c_str(),
-                    static_cast<unsigned long long>(h.samples()), h.mean());
+        unit_idle i;
+        i.periods = h.samples();
+        i.mean = h.mean();
         for (std::size_t b = 0; b < 8; ++b)
-            std::printf(" %6llu", static_cast<unsigned long long>(h.count(b)));
-        const std::uint64_t wasted = h.count(0) + h.count(1) + h.count(2) + h.count(3);
-        const std::uint64_t loss = h.count(4) + h.count(5);
-        const std::uint64_t gain = h.count(6) + h.count(7);
-        std::printf(" | %6llu %6llu %6llu\n", static_cast<unsigned long long>(wasted),
-                    static_cast<unsigned long long>(loss), static_cast<unsigned long long>(gain));
+            i.bins[b] = h.count(b);
+        i.wasted = h.count(0) + h.count(1) + h.count(2) + h.count(3);
+        i.loss = h.count(4) + h.count(5);
+        i.gain = h.count(6) + h.count(7);
+        out.push_back(i);
+    }
+    return out;
+}
+
+double issue_ipc(const run_result& r) {
+    return r.cycles == 0 ? 0.0
+                         : static_cast<double>(r.instructions) / static_cast<double>(r.cycles);
+}
+
+bool cap_reached(const run_result& r, const options& o) {
+    return r.instructions < std::uint64_t{o.warps} * o.length;
+}
+
+void report(const std::string& name, const run_result& r, const options& o) {
+    std::printf("\n== %s ==\nfirst issue cycles:\n", name.c_str());
+    for (const auto& l : r.first_cycles)
+        std::printf("%s\n", l.c_str());
+    std::printf("%llu instructions in %llu cycles (IPC %.3f)%s\n",
+                static_cast<unsigned long long>(r.instructions),
+                static_cast<unsigned long long>(r.cycles), issue_ipc(r),
+                cap_reached(r, o) ? " [cycle cap reached]" : "");
+    std::printf("%-8s %7s %7s %6s %6s %6s %6s %6s %6s %6s %6s | %6s %6s %6s\n", "unit", "periods",
+                "mean", "1", "2", "3", "4", "5-9", "10-18", "19-49", "50+", "<5", "5-18", ">=19");
+    const auto idle = idle_summary(r);
+    for (std::size_t u = 0; u < units.size(); ++u) {
+        const unit_idle& i = idle[u];
+        std::printf("%-8s %7llu %7.2f", units[u].name.c_str(),
+                    static_cast<unsigned long long>(i.periods), i.mean);
+        for (std::size_t b = 0; b < 8; ++b)
+            std::printf(" %6llu", static_cast<unsigned long long>(i.bins[b]));
+        std::printf(" | %6llu %6llu %6llu\n", static_cast<unsigned long long>(i.wasted),
+                    static_cast<unsigned long long>(i.loss),
+                    static_cast<unsigned long long>(i.gain));
     }
     std::printf("scheduler stats: %s\n", r.stats.c_str());
 }
+
+/// The CSV columns: the scheduler's run, then per unit its idle periods, their mean length
+/// and the three Fig. 3 regions.
+example::csv_table scheduler_table() {
+    std::vector<std::string> columns = {"scheduler", "cycles", "instructions",
+                                        "instructions_per_cycle", "cycle_cap_reached"};
+    for (const auto& u : units)
+        for (const char* what : {"idle_periods", "mean_idle_cycles", "idle_below_idle_detect",
+                                 "idle_below_break_even", "idle_beyond_break_even"})
+            columns.push_back(u.name + "." + what);
+    return example::csv_table(std::move(columns));
+}
+
+/// Collects one row per scheduler run, then writes --csv and --json.
+class scheduler_outputs {
+public:
+    scheduler_outputs(example::output_files files, json record, const options& o)
+        : files_(std::move(files)), record_(std::move(record)) {
+        record_["params"] = {{"warps", o.warps},
+                             {"mix", o.mix},
+                             {"cycles", o.cycles},
+                             {"length", o.length},
+                             {"seed", o.seed},
+                             {"scheduler", o.scheduler},
+                             {"schedulers", o.schedulers},
+                             {"issue_width", o.issue_width},
+                             {"memory_latency", o.memory_latency},
+                             {"show", o.show},
+                             {"dependence", o.dependence}};
+        record_["schedulers"] = json::array();
+    }
+    void add(const std::string& name, const run_result& r, const options& o) {
+        json row = {{"scheduler", name},
+                    {"cycles", r.cycles},
+                    {"instructions", r.instructions},
+                    {"instructions_per_cycle", issue_ipc(r)},
+                    {"cycle_cap_reached", cap_reached(r, o)}};
+        table_.row().add(name).add(r.cycles).add(r.instructions).add(issue_ipc(r));
+        table_.add(cap_reached(r, o));
+        json idle = json::object();
+        const auto summary = idle_summary(r);
+        for (std::size_t u = 0; u < units.size(); ++u) {
+            const unit_idle& i = summary[u];
+            json bins = json::object();
+            for (std::size_t b = 0; b < 8; ++b)
+                bins[idle_bin_names[b]] = i.bins[b];
+            idle[units[u].name] = {
+                {"idle_periods", i.periods},       {"mean_idle_cycles", i.mean},
+                {"idle_period_cycles_bins", bins}, {"idle_below_idle_detect", i.wasted},
+                {"idle_below_break_even", i.loss}, {"idle_beyond_break_even", i.gain}};
+            table_.add(i.periods).add(i.mean).add(i.wasted).add(i.loss).add(i.gain);
+        }
+        row["units"] = std::move(idle);
+        row["stats"] = json::parse(r.stats);
+        record_["schedulers"].push_back(std::move(row));
+    }
+    void write() const {
+        if (!files_.csv.empty()) table_.write(files_.csv);
+        if (!files_.json.empty()) example::write_json_file(files_.json, record_);
+    }
+
+private:
+    example::output_files files_;
+    json record_;
+    example::csv_table table_ = scheduler_table();
+};
 
 int tool_main(int argc, char** argv) {
     options o;
@@ -286,6 +393,11 @@ int tool_main(int argc, char** argv) {
         ->capture_default_str();
     std::vector<std::string> overrides;
     app.add_option("--set", overrides, "scheduler parameter key=value (with one --scheduler)");
+    example::output_files files;
+    app.add_option("--json", files.json,
+                   "write the params and a record per scheduler (IPC, idle periods per unit, "
+                   "scheduler stats) as JSON to this file");
+    app.add_option("--csv", files.csv, "write one row per scheduler as CSV to this file");
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -323,8 +435,14 @@ int tool_main(int argc, char** argv) {
                     "x %u issue slot(s), memory latency %u, seed %llu\n",
                     o.warps, o.length, o.mix.c_str(), o.schedulers, o.issue_width, o.memory_latency,
                     static_cast<unsigned long long>(o.seed));
-        for (std::size_t k = 0; k < scheds.size(); ++k)
-            report(names[k], run(scheds[k], progs, o), o);
+        scheduler_outputs outputs(
+            files, example::record_header<json>("warpkit-schedulers", argc, argv), o);
+        for (std::size_t k = 0; k < scheds.size(); ++k) {
+            const auto r = run(scheds[k], progs, o);
+            report(names[k], r, o);
+            outputs.add(names[k], r, o);
+        }
+        outputs.write();
     } catch (const warpkit::error& e) {
         std::cerr << "warpkit-schedulers: " << e.what() << '\n';
         return 2;

@@ -28,6 +28,7 @@ struct options {
     std::string tools;        ///< folder of the warpkit-* tools (default: ours)
     bool quiet = false;
     bool list = false;
+    json record; ///< the header of PREFIX.json (examples/common/output.hpp)
 };
 
 /// Counts for the progress line and the summary.
@@ -53,7 +54,8 @@ public:
     void started();
     /// Records a finished point's row: appended to the table, flushed.
     void finished(const json& row);
-    /// Rewrites the table sorted by point id; prints the summary. Returns the exit code:
+    /// Rewrites the table sorted by point id, writes PREFIX.json (the tool, its command line,
+    /// the spec as "params", the counts); prints the summary. Returns the exit code:
     /// 0 when every row of the table is ok, 1 when some failed or timed out, 130 when
     /// interrupted.
     int finish(bool interrupted);
@@ -67,6 +69,7 @@ private:
     std::vector<std::string> columns_;
     table_files files_;
     std::map<std::string, json> rows_;
+    json spec_json_; ///< the spec file's JSON: the "params" of PREFIX.json
     std::unique_ptr<table_appender> out_;
     std::vector<std::uint64_t> todo_;
     tally tally_;

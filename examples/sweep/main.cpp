@@ -7,9 +7,13 @@
 //                 [--quiet] [--list]
 //   mpirun -np N warpkit-sweep SPEC.json ...     rank 0 hands points to ranks 1..N-1
 //   warpkit-sweep merge OUT IN...                joins shards' tables into OUT.csv, OUT.jsonl
+//
+// Beside the table, a sweep run writes PREFIX.json: the record of examples/common/output.hpp
+// (the tool, its command line, the spec as "params") with the run's counts.
 #include "driver.hpp"
 
 #include "../common/command_line.hpp"
+#include "../common/output.hpp"
 #include "../common/tool_main.hpp"
 
 #include <warpkit/core/error.hpp>
@@ -78,6 +82,9 @@ sweep_run::sweep_run(spec s, run_env env, const options& o)
     : spec_(std::move(s)), env_(std::move(env)), opt_(o), columns_(columns(spec_)),
       files_(files_for(o.out)), line_("warpkit-sweep", example::progress_options{o.quiet}) {
     rows_ = read_rows(files_.jsonl, &columns_);
+    // The spec as written (load_spec read and parsed it a moment ago), for PREFIX.json.
+    spec_json_ =
+        json::parse(warpkit::read_file(o.spec_file, std::uint64_t{64} << 20), nullptr, false, true);
     const std::uint64_t n = point_count(spec_);
     for (auto& [id, row] : rows_) {
         // A row must be the point of that id in this spec: same workload, preset, seed and
@@ -159,6 +166,18 @@ int sweep_run::finish(bool interrupted) {
     line_.finish();
     const auto bad = static_cast<std::size_t>(std::count_if(
         rows_.begin(), rows_.end(), [](const auto& r) { return r.second["status"] != "ok"; }));
+    auto record = opt_.record;
+    record["params"] = spec_json_;
+    record["points"] = point_count(spec_);
+    record["rows"] = rows_.size();
+    record["failed_rows"] = bad;
+    record["points_run"] = tally_.done;
+    record["points_skipped"] = tally_.skipped;
+    record["interrupted"] = interrupted;
+    record["elapsed_seconds"] = elapsed;
+    record["table"] = {{"csv", files_.csv.string()}, {"jsonl", files_.jsonl.string()}};
+    auto summary = files_.csv;
+    example::write_json_file(summary.replace_extension(".json").string(), record);
     if (!opt_.quiet || interrupted)
         std::fprintf(stderr,
                      "warpkit-sweep: %llu of %llu points run in %.1f s (%llu already in the "
@@ -307,8 +326,9 @@ int tool_main(int argc, char** argv) {
     std::string shard;
     app.add_option("SPEC", o.spec_file, "the sweep spec (JSON)")->required();
     app.add_option("--out", o.out,
-                   "output prefix: PREFIX.csv and PREFIX.jsonl (default: the spec's name in the "
-                   "current folder); an existing table is resumed");
+                   "output prefix: PREFIX.csv and PREFIX.jsonl, and the run's record "
+                   "PREFIX.json (default: the spec's name in the current folder); an existing "
+                   "table is resumed");
     app.add_option("--workers", o.workers, "points run at once on this machine (default 1)")
         ->check(CLI::Range(1, 1024));
     app.add_option("--shard", shard,
@@ -335,6 +355,7 @@ int tool_main(int argc, char** argv) {
     }
     if (o.out.empty()) o.out = std::filesystem::path(o.spec_file).stem().string();
     if (o.list) return list_points(o);
+    o.record = example::record_header<json>("warpkit-sweep", argc, argv);
     std::atomic<bool> stop{false};
     if (sweep::mpi_launched() && o.workers != 1)
         throw wk::error("--workers: under mpirun every rank but rank 0 runs one point at a "

@@ -1,5 +1,7 @@
 #include "table.hpp"
 
+#include "../common/output.hpp"
+
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/file.hpp>
 
@@ -28,13 +30,13 @@ std::string cell(const json& v) {
 
 void write_all(std::FILE* f, const std::string& text, const std::filesystem::path& p) {
     if (std::fwrite(text.data(), 1, text.size(), f) != text.size() || std::fflush(f) != 0)
-        throw warpkit::error("cannot write '" + p.string() + "': " + std::strerror(errno));
+        throw example::write_error(p.string(), errno);
 }
 
 std::FILE* open_or_throw(const std::filesystem::path& p, const char* mode) {
+    errno = 0;
     std::FILE* f = std::fopen(p.c_str(), mode);
-    if (f == nullptr)
-        throw warpkit::error("cannot write '" + p.string() + "': " + std::strerror(errno));
+    if (f == nullptr) throw example::write_error(p.string(), errno);
     return f;
 }
 

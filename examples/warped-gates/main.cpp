@@ -16,6 +16,7 @@
 #include "study.hpp"
 
 #include "../common/command_line.hpp"
+#include "../common/output.hpp"
 #include "../common/tool_main.hpp"
 
 #include <warpkit/core/error.hpp>
@@ -31,6 +32,7 @@
 #include <exception>
 #include <iostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -139,8 +141,18 @@ json type_json(const study::type_result& t, const study::type_result& convpg,
     return j;
 }
 
-json to_json(const std::vector<mix_result>& mixes, const study::setup& s) {
-    json j;
+// The JSON record (examples/common/output.hpp's schema, after `j`'s header): "params" holds
+// the setup and each mix's workload; the setup's fields stay at the top level too.
+json to_json(json j, const std::vector<mix_result>& mixes, const study::setup& s) {
+    json params = {{"seed", s.seed},
+                   {"schedulers", s.schedulers},
+                   {"active_warps", s.active_warps},
+                   {"sm", json(wk::params_to_json(s.sm))},
+                   {"mixes", json::array()}};
+    for (const auto& m : mixes)
+        params["mixes"].push_back(
+            {{"mix", m.name}, {"workload", json(wk::params_to_json(m.workload))}});
+    j["params"] = std::move(params);
     j["study"] = "warped_gates";
     j["seed"] = s.seed;
     j["schedulers"] = s.schedulers;
@@ -378,7 +390,10 @@ int tool_main(int argc, char** argv) {
         return 1;
     }
     if (as_json)
-        std::cout << to_json(mixes, s).dump(1) << "\n";
+        std::cout << to_json(example::record_header<json>("warpkit-warped-gates", argc, argv),
+                             mixes, s)
+                         .dump(1)
+                  << "\n";
     else if (csv)
         print_csv(mixes);
     else
