@@ -34,12 +34,11 @@ def number(text, what, path):
 
 
 def points_of_json(doc, path):
-    """The rate points of a warpkit-noc --json document: the one list of objects with a rate."""
-    lists = [v for v in doc.values()
-             if isinstance(v, list) and v and all(isinstance(p, dict) and "rate" in p for p in v)]
-    if len(lists) != 1:
-        fail(f"'{path}' has no list of rate points (is it warpkit-noc --json output?)")
-    return lists[0]
+    """The rate points of a warpkit-noc --json document."""
+    points = doc.get("points") if isinstance(doc, dict) else None
+    if doc.get("tool") != "warpkit-noc" or not isinstance(points, list) or not points:
+        fail(f"'{path}' holds no rate points (is it warpkit-noc --json output?)")
+    return points
 
 
 def describe(params):
@@ -73,10 +72,14 @@ def read_run(path):
         except ValueError as e:
             fail(f"'{path}' is not JSON: {e}")
         for p in points_of_json(doc, path):
-            rows.append({"rate": number(p.get("rate"), "rate", path),
-                         "latency": number(p.get("avg_packet_latency"), "avg_packet_latency",
+            if not isinstance(p, dict):
+                fail(f"'{path}': a rate point is not an object")
+            rows.append({"rate": number(p.get("offered_flits_per_node_cycle"), "offered rate",
+                                        path),
+                         "latency": number(p.get("packet_latency_cycles"), "packet latency",
                                            path),
-                         "accepted": number(p.get("accepted_rate"), "accepted_rate", path),
+                         "accepted": number(p.get("accepted_flits_per_node_cycle"),
+                                            "accepted rate", path),
                          "status": str(p.get("status", "ok"))})
         label = describe(doc.get("params"))
         title = label

@@ -321,9 +321,16 @@ int cmd_dvfs(const std::string& preset, const std::vector<std::string>& kernels,
     example::progress_line progress("warpkit-power", o.progress);
     for (std::size_t index = 0; index < files.size(); ++index) {
         const std::string& f = files[index];
-        const auto r = run_kernel(preset, f, o, progress, {index, files.size()});
-        const auto proc = wp::make_dvfs_trace(m, r.intervals, 0);
-        const auto clus = wp::make_dvfs_trace(m, r.intervals, cluster);
+        // The intervals wait on disk and only the two DVFS traces stay in memory.
+        const auto r = run_kernel(preset, f, o, progress, {index, files.size()}, true);
+        wp::dvfs_trace_builder processor(m, 0);
+        wp::dvfs_trace_builder clusters(m, cluster);
+        r.on_disk->for_each_interval([&](const wp::activity& a) {
+            processor.add(a);
+            clusters.add(a);
+        });
+        const auto& proc = processor.trace();
+        const auto& clus = clusters.trace();
         const auto a = wp::run_dvfs(proc, fine);
         const auto b = wp::run_dvfs(proc, coarse);
         const auto c = wp::run_dvfs(clus, fine);

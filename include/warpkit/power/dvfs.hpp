@@ -338,58 +338,85 @@ template <dvfs_policy Policy = stall_threshold>
     return r;
 }
 
-/// Builds a DVFS trace from interval activities (each of `cycles` cycles at the nominal
-/// point): one domain for the whole chip when `cluster_size` is 0, else one per group of
-/// `cluster_size` consecutive SMs. A domain's memory-stall cycles are the average over its
-/// SMs with work in the interval.
+/// Builds a DVFS trace one interval activity at a time (each of `cycles` cycles at the
+/// nominal point), so a caller streaming intervals from disk keeps only the trace: one domain
+/// for the whole chip when `cluster_size` is 0, else one per group of `cluster_size`
+/// consecutive SMs. A domain's memory-stall cycles are the average over its SMs with work in
+/// the interval.
+class dvfs_trace_builder {
+public:
+    dvfs_trace_builder(const model& m, std::size_t cluster_size) : m_(&m), cluster_(cluster_size) {
+        t_.nominal_mhz = m.params().nominal_mhz;
+        t_.nominal_v = m.params().nominal_v;
+        t_.leakage_voltage_exponent = m.params().leakage_voltage_exponent;
+    }
+
+    /// Adds the next interval. Throws config_error when its SM count differs from the first's.
+    void add(const activity& a) {
+        if (t_.domains.empty()) start(a.sms.size());
+        if (a.sms.size() != sms_)
+            throw config_error("intervals.sms", std::to_string(a.sms.size()),
+                               "the same SM count in every interval (" + std::to_string(sms_) +
+                                   ")");
+        m_->evaluate(a, b_, m_->nominal());
+        for (std::size_t d = 0; d < t_.domains.size(); ++d)
+            t_.domains[d].push_back(sample(a, d));
+        for (std::size_t i = sm_component_count; i < component_count; ++i)
+            t_.uncore_dynamic_j += b_.dynamic_w[i] * b_.seconds;
+        t_.uncore_leakage_w =
+            b_.leakage_w[index(component::l2)] + b_.leakage_w[index(component::noc)] +
+            b_.leakage_w[index(component::mem_ctrl)] + b_.leakage_w[index(component::dram)];
+    }
+    /// The trace of the intervals added so far.
+    [[nodiscard]] const dvfs_trace& trace() const noexcept { return t_; }
+
+private:
+    void start(std::size_t sms) {
+        sms_ = sms;
+        per_ = cluster_ == 0 ? std::max<std::size_t>(sms, 1) : cluster_;
+        t_.domains.assign(sms == 0 ? 1 : (sms + per_ - 1) / per_, {});
+    }
+    // Domain d's sample of the interval `a` (whose breakdown is b_).
+    [[nodiscard]] dvfs_sample sample(const activity& a, std::size_t d) const {
+        dvfs_sample s;
+        s.cycles = a.cycles;
+        std::uint64_t stall = 0;
+        std::uint64_t active = 0;
+        const std::size_t lo = d * per_;
+        const std::size_t hi = std::min(sms_, lo + per_);
+        for (std::size_t i = lo; i < hi; ++i) {
+            const double dyn = b_.sms[i].dynamic_total_w() - b_.sms[i].idle_w;
+            s.dynamic_j += dyn * b_.seconds;
+            s.clock_w += b_.sms[i].idle_w;
+            s.leakage_w += b_.sms[i].leakage_total_w();
+            if (a.sms[i].active_cycles > 0) {
+                ++active;
+                stall += a.sms[i].memory_stall_cycles;
+            }
+        }
+        if (sms_ > 0)
+            s.clock_w +=
+                b_.gating_overhead_w * static_cast<double>(hi - lo) / static_cast<double>(sms_);
+        s.idle = active == 0;
+        s.memory_stall_cycles = active == 0 ? 0 : (stall + active / 2) / active;
+        return s;
+    }
+
+    const model* m_;
+    std::size_t cluster_;
+    std::size_t sms_ = 0;
+    std::size_t per_ = 1;
+    power_breakdown b_;
+    dvfs_trace t_;
+};
+
+/// The DVFS trace of `intervals` (see dvfs_trace_builder).
 [[nodiscard]] inline dvfs_trace make_dvfs_trace(const model& m, std::span<const activity> intervals,
                                                 std::size_t cluster_size = 0) {
-    dvfs_trace t;
-    t.nominal_mhz = m.params().nominal_mhz;
-    t.nominal_v = m.params().nominal_v;
-    t.leakage_voltage_exponent = m.params().leakage_voltage_exponent;
-    if (intervals.empty()) return t;
-    const std::size_t sms = intervals.front().sms.size();
-    const std::size_t per = cluster_size == 0 ? std::max<std::size_t>(sms, 1) : cluster_size;
-    const std::size_t domains = sms == 0 ? 1 : (sms + per - 1) / per;
-    t.domains.assign(domains, {});
-    power_breakdown b;
-    for (const auto& a : intervals) {
-        if (a.sms.size() != sms)
-            throw config_error("intervals.sms", std::to_string(a.sms.size()),
-                               "the same SM count in every interval (" + std::to_string(sms) + ")");
-        m.evaluate(a, b, m.nominal());
-        for (std::size_t d = 0; d < domains; ++d) {
-            dvfs_sample s;
-            s.cycles = a.cycles;
-            std::uint64_t stall = 0;
-            std::uint64_t active = 0;
-            const std::size_t lo = d * per;
-            const std::size_t hi = std::min(sms, lo + per);
-            for (std::size_t i = lo; i < hi; ++i) {
-                const double dyn = b.sms[i].dynamic_total_w() - b.sms[i].idle_w;
-                s.dynamic_j += dyn * b.seconds;
-                s.clock_w += b.sms[i].idle_w;
-                s.leakage_w += b.sms[i].leakage_total_w();
-                if (a.sms[i].active_cycles > 0) {
-                    ++active;
-                    stall += a.sms[i].memory_stall_cycles;
-                }
-            }
-            if (sms > 0)
-                s.clock_w +=
-                    b.gating_overhead_w * static_cast<double>(hi - lo) / static_cast<double>(sms);
-            s.idle = active == 0;
-            s.memory_stall_cycles = active == 0 ? 0 : (stall + active / 2) / active;
-            t.domains[d].push_back(s);
-        }
-        for (std::size_t i = sm_component_count; i < component_count; ++i)
-            t.uncore_dynamic_j += b.dynamic_w[i] * b.seconds;
-        t.uncore_leakage_w =
-            b.leakage_w[index(component::l2)] + b.leakage_w[index(component::noc)] +
-            b.leakage_w[index(component::mem_ctrl)] + b.leakage_w[index(component::dram)];
-    }
-    return t;
+    dvfs_trace_builder builder(m, cluster_size);
+    for (const auto& a : intervals)
+        builder.add(a);
+    return builder.trace();
 }
 
 } // namespace warpkit::power
