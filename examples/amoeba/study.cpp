@@ -17,6 +17,7 @@
 #include "study.hpp"
 
 #include "../common/gpu_runner.hpp"
+#include "../common/kernel_dir.hpp"
 #include "../common/output.hpp"
 #include "../common/study_kernels.hpp"
 
@@ -48,8 +49,8 @@ namespace wk = warpkit;
 namespace rc = warpkit::reconfig;
 
 struct study_options {
-    std::string isa_dir = "examples/kernels";
-    std::string cuda_dir = "examples/cuda";
+    std::string isa_dir;  // empty: the bundled examples/kernels
+    std::string cuda_dir; // empty: the bundled examples/cuda
     bool no_ptx = false;
     std::string coeffs = "table2";
     std::vector<std::string> overrides;
@@ -314,7 +315,10 @@ void write_metrics_csv(const std::string& path, const std::vector<row>& rows) {
     example::write_text_file(path, f.str());
 }
 
-int run_study(const study_options& o) {
+int run_study(const study_options& given) {
+    study_options o = given;
+    o.isa_dir = example::folder_or_bundled(o.isa_dir, "examples/kernels");
+    o.cuda_dir = example::folder_or_bundled(o.cuda_dir, "examples/cuda");
     const auto predictor = load_predictor(o.coeffs);
     const auto kernels = example::find_kernels(o.isa_dir, o.cuda_dir, !o.no_ptx);
     print_header(o);
@@ -346,10 +350,12 @@ void add_study(CLI::App& app, std::function<int()>& run, nlohmann::json record) 
     auto* sub = app.add_subcommand(
         "study", "baseline scale-out, direct scale-up, static fuse, direct split and warp "
                  "regrouping on the bundled kernels");
-    sub->add_option("--kernels", o->isa_dir, "directory of warpkit-ISA kernels (*.s)")
-        ->capture_default_str();
-    sub->add_option("--cuda", o->cuda_dir, "directory of PTX kernels with *.launch.json files")
-        ->capture_default_str();
+    sub->add_option("--kernels", o->isa_dir,
+                    "directory of warpkit-ISA kernels (*.s; default: the bundled "
+                    "examples/kernels)");
+    sub->add_option("--cuda", o->cuda_dir,
+                    "directory of PTX kernels with *.launch.json files (default: the bundled "
+                    "examples/cuda)");
     sub->add_flag("--no-ptx", o->no_ptx, "run the warpkit-ISA kernels only");
     sub->add_option("--coeffs", o->coeffs,
                     "predictor for static fuse: 'table2' or a coefficient file from 'train'")

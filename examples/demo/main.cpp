@@ -24,10 +24,12 @@ namespace {
 int tool_main(int argc, char** argv) {
     CLI::App app{"warpkit-demo: bundled kernels on a warpkit GPU preset"};
     example::preset_options presets;
-    std::string dir = "examples/kernels";
+    std::string dir; // empty: the bundled examples/kernels
     presets.add_to(app);
     std::string csv_file;
-    app.add_option("--kernels", dir, "directory of kernel assembly files (*.s)");
+    app.add_option("--kernels", dir,
+                   "directory of kernel assembly files (*.s; default: the bundled "
+                   "examples/kernels)");
     app.add_option("--csv", csv_file, "write the table as CSV (a row per kernel) to this file");
     if (const auto code = example::parse_command_line(app, argc, argv)) return *code;
 

@@ -16,6 +16,7 @@
 // without sharing; a difference is reported and makes the exit status 1.
 #include "../common/command_line.hpp"
 #include "../common/gpu_runner.hpp"
+#include "../common/kernel_dir.hpp"
 #include "../common/output.hpp"
 #include "../common/study_kernels.hpp"
 #include "../common/tool_main.hpp"
@@ -264,15 +265,18 @@ std::vector<std::uint32_t> parse_sizes(const std::string& text) {
 
 int tool_main(int argc, char** argv) {
     CLI::App app{"warpkit-fs: dynamic front-end sharing (paper 000) on the GTX480 preset"};
-    std::string isa_dir = "examples/kernels";
-    std::string cuda_dir = "examples/cuda";
+    std::string isa_dir;  // empty: the bundled examples/kernels
+    std::string cuda_dir; // empty: the bundled examples/cuda
     bool no_ptx = false;
     std::string sizes_text = "1,2,4";
     study_setup setup;
     auto& sms = setup.sms;
     auto& ep = setup.energy;
-    app.add_option("--kernels", isa_dir, "directory of warpkit-ISA kernels (*.s)");
-    app.add_option("--cuda", cuda_dir, "directory of PTX kernels with *.launch.json files");
+    app.add_option("--kernels", isa_dir,
+                   "directory of warpkit-ISA kernels (*.s; default: the bundled examples/kernels)");
+    app.add_option("--cuda", cuda_dir,
+                   "directory of PTX kernels with *.launch.json files (default: the bundled "
+                   "examples/cuda)");
     app.add_flag("--no-ptx", no_ptx, "run the warpkit-ISA kernels only");
     app.add_option("--sizes", sizes_text, "cluster sizes, the baseline 1 first")
         ->capture_default_str();
@@ -293,7 +297,9 @@ int tool_main(int argc, char** argv) {
             if (sms == 0 || sms % s != 0)
                 throw wk::config_error("sms", std::to_string(sms),
                                        "a multiple of cluster size " + std::to_string(s));
-        const auto kernels = example::find_kernels(isa_dir, cuda_dir, !no_ptx);
+        const auto kernels =
+            example::find_kernels(example::folder_or_bundled(isa_dir, "examples/kernels"),
+                                  example::folder_or_bundled(cuda_dir, "examples/cuda"), !no_ptx);
         return run_study(kernels, setup);
     } catch (const wk::error& e) {
         std::cerr << "warpkit-fs: " << e.what() << '\n';

@@ -397,7 +397,7 @@ int tool_main(int argc, char** argv) {
 
     std::string preset = "fermi_gtx480";
     std::vector<std::string> kernels;
-    std::string dir = "examples/kernels";
+    std::string dir; // empty: the bundled examples/kernels
     model_options o;
     std::string trace_out, rlc_out;
     example::output_files outputs;
@@ -407,7 +407,9 @@ int tool_main(int argc, char** argv) {
     auto add_run_options = [&](CLI::App* c) {
         c->add_option("--preset", preset, "fermi_gtx480, tesla_seed004 or amoeba_48");
         c->add_option("--kernel", kernels, "kernel assembly (.s) or image (.hex); repeatable");
-        c->add_option("--kernels", dir, "directory of *.s kernels used when no --kernel is given");
+        c->add_option("--kernels", dir,
+                      "directory of *.s kernels used when no --kernel is given (default: the "
+                      "bundled examples/kernels)");
         c->add_option("--set", o.gpu_set, "override a preset parameter: key=value (repeatable)");
         c->add_option("--power-set", o.power_set,
                       "override a power-model parameter: key=value, e.g. fp.peak_w=4");

@@ -151,14 +151,16 @@ int tool_main(int argc, char** argv) {
                  "each run, memory use reported"};
     std::uint64_t budget = 100'000'000;
     std::vector<std::string> presets;
-    std::string dir = "examples/kernels";
+    std::string dir; // empty: the bundled examples/kernels
     example::preset_options params;
     double max_growth_mb = 0;
     example::progress_options progress_flags;
     app.add_option("--cycles", budget, "simulated core cycles in total, shared by the presets")
         ->check(CLI::PositiveNumber);
     app.add_option("--preset", presets, "preset to soak (repeatable; default: every preset)");
-    app.add_option("--kernels", dir, "directory of kernel assembly files (*.s)");
+    app.add_option("--kernels", dir,
+                   "directory of kernel assembly files (*.s; default: the bundled "
+                   "examples/kernels)");
     params.add_to(app, false);
     app.add_option("--max-growth-mb", max_growth_mb,
                    "fail when a preset's resident memory grows by more than this from its warm "
