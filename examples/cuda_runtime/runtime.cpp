@@ -1,5 +1,6 @@
 #include "runtime.hpp"
 
+#include "../common/output.hpp"
 #include "../common/params_cli.hpp"
 #include "../common/ptxas_registers.hpp"
 #include "../fs/energy.hpp"
@@ -25,6 +26,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <mutex>
 #include <optional>
@@ -963,6 +965,23 @@ cudaError_t runtime::launch(function_record& f, dim3 grid, dim3 block, void** ar
     return cudaSuccess;
 }
 
+namespace {
+// The start of a stats record (examples/common/output.hpp's schema): "tool" and the
+// "command_line" of the program the library runs in, from /proc/self/cmdline (empty when the
+// system does not say).
+nlohmann::json program_record_start() {
+    std::vector<std::string> args;
+    std::ifstream f("/proc/self/cmdline", std::ios::binary);
+    for (std::string a; std::getline(f, a, '\0');)
+        args.push_back(a);
+    std::vector<const char*> argv;
+    argv.reserve(args.size());
+    for (const auto& a : args)
+        argv.push_back(a.c_str());
+    return example::record_header("warpkit-cuda", static_cast<int>(argv.size()), argv.data());
+}
+} // namespace
+
 void runtime::report_(const function_record& f, const host::launch_config& cfg,
                       const host::launch_result& r, bool timed, const nlohmann::json& power) {
     const std::string plain = plain_name(f.name);
@@ -982,7 +1001,11 @@ void runtime::report_(const function_record& f, const host::launch_config& cfg,
         say(line.str());
     }
     if (stats_.is_open()) {
-        nlohmann::json j;
+        if (record_start_.is_null()) {
+            record_start_ = program_record_start();
+            record_start_["params"] = params_to_json(dev_.params());
+        }
+        nlohmann::json j = record_start_;
         j["launch"] = index;
         j["kernel"] = plain;
         j["entry"] = f.name;

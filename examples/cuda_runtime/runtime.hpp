@@ -234,6 +234,9 @@ private:
 
     options opt_;
     host::device dev_;
+    /// What every stats record starts with: the tool, the program's command line and the
+    /// device's params (made at the first record).
+    nlohmann::json record_start_;
     kernel_filter filter_;
     std::vector<std::unique_ptr<module_record>> modules_;
     std::vector<std::unique_ptr<void*>> handles_;
