@@ -25,6 +25,7 @@
 #include <warpkit/core/json.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/func/isa_functional.hpp>
+#include <warpkit/host/memory_cap.hpp>
 #include <warpkit/power/calibration_csv.hpp>
 #include <warpkit/power/dvfs.hpp>
 #include <warpkit/power/lane_gating.hpp>
@@ -59,7 +60,8 @@ constexpr std::array<double, wp::figure12_group_count> paper_fig12 = {20.1, 13.0
 struct model_options {
     std::vector<std::string> power_set; // model params overrides
     std::vector<std::string> map_set;   // mapping params overrides
-    std::vector<std::string> gpu_set;   // preset params overrides
+    std::vector<std::string> gpu_set;   // preset params settings (--config, ..., --set)
+    std::uint64_t memory_cap = 0;       // --max-device-mb, in bytes
     bool lane_gating = false;
     std::uint64_t sample = 500;
     example::progress_options progress; // --quiet, --progress
@@ -119,6 +121,7 @@ example::sampled_run run_kernel(const std::string& preset, const std::string& fi
                                 kernel_slot slot, bool on_disk = false) {
     warpkit::func::isa_kernel k(example::load_program(file));
     warpkit::func::global_memory mem;
+    warpkit::host::limit_memory(mem, o.memory_cap);
     warpkit::func::load_data(k, mem);
     progress.stage(stem(file) + " on " + preset + " (kernel " + std::to_string(slot.index + 1) +
                    "/" + std::to_string(slot.count) + ")");
@@ -395,22 +398,23 @@ int tool_main(int argc, char** argv) {
                                    "P = k f + P_const (prints 'k value' and 'P_const value')");
     fit->add_option("--points", points_file, "CSV with the header 'frequency,power'")->required();
 
-    std::string preset = "fermi_gtx480";
+    example::preset_options presets;
     std::vector<std::string> kernels;
     std::string dir; // empty: the bundled examples/kernels
     model_options o;
     std::string trace_out, rlc_out;
     example::output_files outputs;
-    bool dump_params = false;
-    bool list_presets = false;
     std::size_t cluster = 5;
     auto add_run_options = [&](CLI::App* c) {
-        c->add_option("--preset", preset, "fermi_gtx480, tesla_seed004 or amoeba_48");
+        presets.add_to(*c); // --preset, --config, --gpgpusim-config, --set, --max-device-mb, ...
+        c->get_option("--dump-params")
+            ->description("print the preset's (with --config, --gpgpusim-config and --set), the "
+                          "power model's (with --power-set and --lane-gating) and the counter "
+                          "mapping's (with --map-set) parameters as JSON and exit");
         c->add_option("--kernel", kernels, "kernel assembly (.s) or image (.hex); repeatable");
         c->add_option("--kernels", dir,
                       "directory of *.s kernels used when no --kernel is given (default: the "
                       "bundled examples/kernels)");
-        c->add_option("--set", o.gpu_set, "override a preset parameter: key=value (repeatable)");
         c->add_option("--power-set", o.power_set,
                       "override a power-model parameter: key=value, e.g. fp.peak_w=4");
         c->add_option("--map-set", o.map_set,
@@ -419,11 +423,6 @@ int tool_main(int argc, char** argv) {
         c->add_option("--sample", o.sample, "sampling interval in core cycles")
             ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
         example::add_progress_flags(*c, o.progress);
-        c->add_flag("--dump-params", dump_params,
-                    "print the preset's (with --set), the power model's (with --power-set and "
-                    "--lane-gating) and the counter mapping's (with --map-set) parameters as "
-                    "JSON and exit");
-        c->add_flag("--list-presets", list_presets, "list the presets and exit");
     };
     auto* report = app.add_subcommand("report", "run kernels and print the power breakdown");
     add_run_options(report);
@@ -450,11 +449,14 @@ int tool_main(int argc, char** argv) {
         }
         if (*refine) return example::run_refine(activity_file, measured_file);
         if (*fit) return cmd_fit_constant(points_file);
-        if (list_presets) {
+        if (presets.list_presets) {
             std::cout << example::preset_list();
             return 0;
         }
-        if (dump_params) {
+        const std::string& preset = presets.preset;
+        o.gpu_set = presets.settings();
+        o.memory_cap = presets.memory_cap();
+        if (presets.dump_params) {
             std::cout << model_params_json(preset, o).dump(2) << '\n';
             return 0;
         }
