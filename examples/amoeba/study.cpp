@@ -19,6 +19,7 @@
 #include "../common/gpu_runner.hpp"
 #include "../common/kernel_dir.hpp"
 #include "../common/output.hpp"
+#include "../common/params_cli.hpp"
 #include "../common/study_kernels.hpp"
 
 #include <warpkit/core/error.hpp>
@@ -38,6 +39,7 @@
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <iostream>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -54,6 +56,8 @@ struct study_options {
     bool no_ptx = false;
     std::string coeffs = "table2";
     std::vector<std::string> overrides;
+    std::string config_file; ///< --config: settings applied before --set's
+    bool dump_params = false;
     std::string csv;
     std::string metrics_csv;
     std::string json;
@@ -317,6 +321,20 @@ void write_metrics_csv(const std::string& path, const std::vector<row>& rows) {
 
 int run_study(const study_options& given) {
     study_options o = given;
+    if (!o.config_file.empty()) {
+        auto settings = example::config_file_settings(o.config_file);
+        settings.insert(settings.end(), o.overrides.begin(), o.overrides.end());
+        o.overrides = std::move(settings);
+    }
+    if (o.dump_params) {
+        std::cout << nlohmann::json{{"baseline_gpu", wk::params_to_json(example::preset_params(
+                                                         "amoeba_48", o.overrides))},
+                                    {"fused_gpu", wk::params_to_json(example::preset_params(
+                                                      "amoeba_48_fused", o.overrides))}}
+                         .dump(2)
+                  << '\n';
+        return 0;
+    }
     o.isa_dir = example::folder_or_bundled(o.isa_dir, "examples/kernels");
     o.cuda_dir = example::folder_or_bundled(o.cuda_dir, "examples/cuda");
     const auto predictor = load_predictor(o.coeffs);
@@ -360,8 +378,14 @@ void add_study(CLI::App& app, std::function<int()>& run, nlohmann::json record) 
     sub->add_option("--coeffs", o->coeffs,
                     "predictor for static fuse: 'table2' or a coefficient file from 'train'")
         ->capture_default_str();
+    sub->add_option("--config", o->config_file,
+                    "parameters of both GPUs from a JSON file (a part of a --dump-params GPU "
+                    "block; --set wins over it)");
     sub->add_option("--set", o->overrides,
                     "override a parameter of both GPUs: key=value (repeatable)");
+    sub->add_flag("--dump-params", o->dump_params,
+                  "print both GPUs' parameters ({baseline_gpu, fused_gpu}) with --config and "
+                  "--set applied as JSON and exit");
     sub->add_option("--csv", o->csv, "write one row per kernel and configuration");
     sub->add_option("--metrics-csv", o->metrics_csv,
                     "write each kernel's first-CTA metrics and label (1: scale-up faster), the "

@@ -18,6 +18,7 @@
 #include "../common/gpu_runner.hpp"
 #include "../common/kernel_dir.hpp"
 #include "../common/output.hpp"
+#include "../common/params_cli.hpp"
 #include "../common/study_kernels.hpp"
 #include "../common/tool_main.hpp"
 #include "energy.hpp"
@@ -281,7 +282,15 @@ int tool_main(int argc, char** argv) {
     app.add_option("--sizes", sizes_text, "cluster sizes, the baseline 1 first")
         ->capture_default_str();
     app.add_option("--sms", sms, "SMs (a multiple of every cluster size)")->capture_default_str();
+    std::string config_file;
+    bool dump_params = false;
+    app.add_option("--config", config_file,
+                   "the GTX480's parameters from a JSON file (as --dump-params writes them; a "
+                   "part of one is fine; --set wins over it)");
     app.add_option("--set", setup.overrides, "override a GTX480 parameter: key=value (repeatable)");
+    app.add_flag("--dump-params", dump_params,
+                 "print the GTX480's parameters with --config and --set applied (each cluster "
+                 "size then sets cluster_size and sms) as JSON and exit");
     app.add_option("--scoreboard-share", ep.scoreboard_share,
                    "share of the scheduler component's power that is the scoreboard")
         ->capture_default_str()
@@ -291,6 +300,17 @@ int tool_main(int argc, char** argv) {
                    "write the params and one record per kernel and cluster size as JSON");
     if (const auto code = example::parse_command_line(app, argc, argv)) return *code;
     try {
+        if (!config_file.empty()) {
+            auto settings = example::config_file_settings(config_file);
+            settings.insert(settings.end(), setup.overrides.begin(), setup.overrides.end());
+            setup.overrides = std::move(settings);
+        }
+        if (dump_params) {
+            std::cout << wk::params_to_json(example::preset_params("fermi_gtx480", setup.overrides))
+                             .dump(2)
+                      << '\n';
+            return 0;
+        }
         setup.sizes = parse_sizes(sizes_text);
         setup.record = example::record_header("warpkit-fs", argc, argv);
         for (std::uint32_t s : setup.sizes)
