@@ -1,6 +1,7 @@
 // warpkit-asm: assembles warpkit ISA text into a kernel image (paper 004's hex memory file)
 // or bare instruction words, and disassembles either back to text.
 #include "../common/command_line.hpp"
+#include "../common/output.hpp"
 #include "../common/tool_main.hpp"
 
 #include <warpkit/core/error.hpp>
@@ -13,7 +14,6 @@
 
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <iterator>
 #include <sstream>
@@ -92,9 +92,7 @@ int tool_main(int argc, char** argv) {
         if (output == "-") {
             std::cout << out;
         } else {
-            std::ofstream f(output, std::ios::binary);
-            if (!f) throw warpkit::error("cannot write '" + output + "'");
-            f << out;
+            example::write_text_file(output, out);
         }
     } catch (const warpkit::error& e) {
         std::cerr << "warpkit-asm: " << e.what() << '\n';

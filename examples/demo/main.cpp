@@ -5,6 +5,7 @@
 #include "../common/command_line.hpp"
 #include "../common/gpu_runner.hpp"
 #include "../common/kernel_dir.hpp"
+#include "../common/output.hpp"
 #include "../common/params_cli.hpp"
 #include "../common/tool_main.hpp"
 
@@ -12,6 +13,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -44,8 +46,7 @@ int tool_main(int argc, char** argv) {
                     "IPC", "us", "result");
         std::ofstream csv;
         if (!csv_file.empty()) {
-            csv.open(csv_file);
-            if (!csv) throw warpkit::error("cannot write '" + csv_file + "'");
+            csv = example::open_output_file(csv_file);
             csv.precision(10);
             csv << "kernel,preset,blocks,warp_instructions,thread_instructions,cycles,ipc_warp,"
                    "ipc_thread,microseconds,matches_functional\n";
@@ -87,7 +88,7 @@ int tool_main(int argc, char** argv) {
             details += "\n" + example::report(name, r);
         }
         std::cout << details;
-        if (csv.is_open() && !csv.flush()) throw warpkit::error("cannot write '" + csv_file + "'");
+        if (csv.is_open() && !csv.flush()) throw example::write_error(csv_file, errno);
         return all_ok ? 0 : 1;
     } catch (const warpkit::error& e) {
         std::cerr << "warpkit-demo: " << e.what() << '\n';
