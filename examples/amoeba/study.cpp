@@ -36,10 +36,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <sstream>
-#include <iostream>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -321,11 +321,7 @@ void write_metrics_csv(const std::string& path, const std::vector<row>& rows) {
 
 int run_study(const study_options& given) {
     study_options o = given;
-    if (!o.config_file.empty()) {
-        auto settings = example::config_file_settings(o.config_file);
-        settings.insert(settings.end(), o.overrides.begin(), o.overrides.end());
-        o.overrides = std::move(settings);
-    }
+    o.overrides = example::config_then_overrides(o.config_file, o.overrides);
     if (o.dump_params) {
         std::cout << nlohmann::json{{"baseline_gpu", wk::params_to_json(example::preset_params(
                                                          "amoeba_48", o.overrides))},

@@ -60,6 +60,16 @@ inline void flatten_params(const nlohmann::json& j, const std::string& prefix,
     return out;
 }
 
+/// The settings of the JSON parameters file at `path` (none when `path` is empty) followed by
+/// `overrides`: what --config then --set mean to a tool without the other preset options.
+[[nodiscard]] inline std::vector<std::string>
+config_then_overrides(const std::string& path, const std::vector<std::string>& overrides) {
+    std::vector<std::string> out;
+    if (!path.empty()) out = config_file_settings(path);
+    out.insert(out.end(), overrides.begin(), overrides.end());
+    return out;
+}
+
 /// What a GPGPU-Sim config is checked against on preset `name`: its warp width.
 [[nodiscard]] inline warpkit::host::gpgpusim_target gpgpusim_target_of(const std::string& name) {
     return warpkit::host::gpgpusim_target{warpkit::gpu::preset_warp_size(name)};

@@ -300,11 +300,7 @@ int tool_main(int argc, char** argv) {
                    "write the params and one record per kernel and cluster size as JSON");
     if (const auto code = example::parse_command_line(app, argc, argv)) return *code;
     try {
-        if (!config_file.empty()) {
-            auto settings = example::config_file_settings(config_file);
-            settings.insert(settings.end(), setup.overrides.begin(), setup.overrides.end());
-            setup.overrides = std::move(settings);
-        }
+        setup.overrides = example::config_then_overrides(config_file, setup.overrides);
         if (dump_params) {
             std::cout << wk::params_to_json(example::preset_params("fermi_gtx480", setup.overrides))
                              .dump(2)
