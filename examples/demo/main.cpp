@@ -64,9 +64,12 @@ int tool_main(int argc, char** argv) {
             warpkit::func::global_memory reference;
             warpkit::func::load_data(k, reference);
             // The reference runs with the preset's warp width and SIMT stack.
+            warpkit::func::isa_functional_params fp;
+            fp.simt_stack = r.params.simt_stack;
             warpkit::gpu::visit_preset(preset, [&](auto tag) {
                 using P = typename decltype(tag)::type;
-                (void)warpkit::func::run_functional<P::warp_size, typename P::stack>(k, reference);
+                (void)warpkit::func::run_functional<P::warp_size, typename P::stack>(k, reference,
+                                                                                     fp);
             });
             const bool ok = timed == reference;
             all_ok = all_ok && ok;

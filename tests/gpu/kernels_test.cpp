@@ -2,6 +2,8 @@
 #include <warpkit/func/isa_functional.hpp>
 #include <warpkit/gpu/presets.hpp>
 #include <warpkit/isa/assembler.hpp>
+#include <warpkit/mem/cc13_coalescer.hpp>
+#include <warpkit/mem/sector_coalescer.hpp>
 #include <warpkit/simt/pdom_stack.hpp>
 #include <warpkit/simt/ssy_stack.hpp>
 
@@ -190,6 +192,16 @@ TEST_CASE("functional counts, hand-computed") {
     CHECK(s2.by_unit[isa::index(isa::unit_class::sfu)] == 8 * 7); // 8 warps x 7 SFU ops
 }
 
+namespace {
+// Functional-run params with preset P's SIMT stack.
+template <class P>
+func::isa_functional_params stack_of() {
+    func::isa_functional_params fp;
+    fp.simt_stack = P::params().simt_stack;
+    return fp;
+}
+} // namespace
+
 TEST_CASE_TEMPLATE("a timed run executes exactly the instructions of the functional run", P,
                    gpu::fermi_gtx480, gpu::tesla_seed004, gpu::amoeba_48) {
     for (const char* name : {"vadd.s", "reduce.s", "histogram.s", "matmul.s", "scan.s", "sfu.s"}) {
@@ -197,7 +209,7 @@ TEST_CASE_TEMPLATE("a timed run executes exactly the instructions of the functio
         func::isa_kernel k(test::bundled_kernel(name));
         func::global_memory m1;
         func::load_data(k, m1);
-        const auto f = func::run_functional<32, typename P::stack>(k, m1);
+        const auto f = func::run_functional<32, typename P::stack>(k, m1, stack_of<P>());
         func::global_memory m2;
         func::load_data(k, m2);
         gpu::gpu<P> g(P::params());
@@ -236,7 +248,7 @@ TEST_CASE_TEMPLATE("a warp switching to its other divergent path issues what it 
                                  "    EXIT\n");
     func::isa_kernel k(p);
     func::global_memory m1;
-    const auto f = func::run_functional<32, typename P::stack>(k, m1);
+    const auto f = func::run_functional<32, typename P::stack>(k, m1, stack_of<P>());
     for (const std::uint32_t depth : {1U, 2U, 4U, 8U}) {
         CAPTURE(depth);
         auto gp = P::params();
@@ -392,4 +404,53 @@ TEST_CASE("a GPU with a static scheduler type reports that type's policy in its 
     const gpu::gpu<fermi_with_static_scheduler<issue::lrr>> g(gpu::fermi_gtx480::params());
     CHECK(g.params().scheduler.kind == issue::scheduler_kind::loose_round_robin);
     CHECK(gpu::tesla_seed004::params().scheduler.kind == issue::scheduler_kind::round_robin);
+}
+
+namespace {
+// A GTX480 whose SIMT stack and coalescer types are fixed at compile time: the reference a run
+// with that stack and coalescer chosen by params (simt_stack, sm.coalescer) must match.
+template <class Stack, class Coalescer>
+struct fermi_with_static_stack : gpu::fermi_gtx480 {
+    using stack = Stack;
+    using coalescer = Coalescer;
+};
+} // namespace
+
+TEST_CASE("a SIMT stack and a coalescer chosen by params run exactly as their static types") {
+    using static_ssy_cc13 = fermi_with_static_stack<simt::ssy_stack<32>, mem::cc13_coalescer>;
+    using static_pdom_sector = fermi_with_static_stack<simt::pdom_stack<32>, mem::sector_coalescer>;
+    auto ssy_cc13 = gpu::fermi_gtx480::params();
+    ssy_cc13.simt_stack = simt::stack_kind::ssy;
+    ssy_cc13.sm.coalescer = mem::coalescer_kind::cc13;
+    auto pdom_sector = gpu::fermi_gtx480::params();
+    pdom_sector.sm.coalescer = mem::coalescer_kind::sector;
+    int ssy_cc13_differs = 0;
+    int sector_differs = 0;
+    for (const std::string name : {"matmul.s", "histogram.s", "bfs.s", "reduce.s"}) {
+        CAPTURE(name);
+        const auto program = test::bundled_kernel(name);
+        const auto a = timed_stats<gpu::fermi_gtx480>(program, ssy_cc13);
+        const auto b = timed_stats<static_ssy_cc13>(program, gpu::fermi_gtx480::params());
+        CHECK(a.cycles == b.cycles);
+        CHECK(stats_to_json(a).dump() == stats_to_json(b).dump());
+        const auto c = timed_stats<gpu::fermi_gtx480>(program, pdom_sector);
+        const auto d = timed_stats<static_pdom_sector>(program, gpu::fermi_gtx480::params());
+        CHECK(c.cycles == d.cycles);
+        CHECK(stats_to_json(c).dump() == stats_to_json(d).dump());
+        // The choices change runs, so the checks above can tell them apart.
+        const auto line =
+            stats_to_json(timed_stats<gpu::fermi_gtx480>(program, gpu::fermi_gtx480::params()));
+        ssy_cc13_differs += stats_to_json(a) != line ? 1 : 0;
+        sector_differs += stats_to_json(c) != line ? 1 : 0;
+    }
+    CHECK(ssy_cc13_differs >= 3);
+    CHECK(sector_differs >= 3);
+    // A GPU built with static types reports their kinds; the presets name theirs.
+    const gpu::gpu<static_ssy_cc13> g(gpu::fermi_gtx480::params());
+    CHECK(g.params().simt_stack == simt::stack_kind::ssy);
+    CHECK(g.params().sm.coalescer == mem::coalescer_kind::cc13);
+    CHECK(gpu::tesla_seed004::params().simt_stack == simt::stack_kind::ssy);
+    CHECK(gpu::tesla_seed004::params().sm.coalescer == mem::coalescer_kind::cc13);
+    CHECK(gpu::fermi_gtx480::params().simt_stack == simt::stack_kind::pdom);
+    CHECK(gpu::fermi_gtx480::params().sm.coalescer == mem::coalescer_kind::line);
 }

@@ -2,11 +2,12 @@
 // stacks), compared with the C++ references and with each other.
 #include "references.hpp"
 
+#include <warpkit/core/json.hpp>
 #include <warpkit/core/stats.hpp>
+#include <warpkit/func/ptx_functional.hpp>
 #include <warpkit/gpu/invariants.hpp>
 #include <warpkit/gpu/presets.hpp>
 #include <warpkit/host/launch_file.hpp>
-#include <warpkit/func/ptx_functional.hpp>
 #include <warpkit/ptx/kernel.hpp>
 #include <warpkit/ptx/launch.hpp>
 #include <warpkit/ptx/parser.hpp>
@@ -88,7 +89,8 @@ public:
         return v;
     }
     template <class T>
-    [[nodiscard]] std::vector<T> read(const func::global_memory& mem, const std::string& buf) const {
+    [[nodiscard]] std::vector<T> read(const func::global_memory& mem,
+                                      const std::string& buf) const {
         const auto* b = spec_.find_buffer(buf);
         REQUIRE(b != nullptr);
         const auto raw = mem.read_bytes(addr_.at(buf), b->bytes());
@@ -335,9 +337,38 @@ TEST_CASE("ptx examples: every kernel computes the same on the fused AMOEBA GPU 
             // warp_reduce shuffles and votes across its lanes: its warps move whole.
             CHECK(cuts == (name != "warp_reduce"));
             if (!cuts) CHECK(sp.warps_cut == 0);
-            // Kernels with data-dependent branches split; one whose branches are uniform never does.
+            // Kernels with data-dependent branches split; one whose branches are uniform never
+            // does.
             if (name == "bfs" || name == "reduce" || name == "scan") CHECK(sp.splits > 0);
             if (name == "sgemm_naive") CHECK(sp.splits == 0);
         }
+    }
+}
+
+namespace {
+// A GTX480 whose SIMT stack type is fixed at compile time to SSY sync points.
+struct fermi_with_static_ssy : gpu::fermi_gtx480 {
+    using stack = simt::ssy_stack<32>;
+};
+} // namespace
+
+TEST_CASE("ptx examples: the SSY stack chosen by params runs exactly as the static SSY stack, "
+          "and both compute every reference") {
+    auto params = gpu::fermi_gtx480::params();
+    params.simt_stack = simt::stack_kind::ssy;
+    for (const auto& name : kernels) {
+        CAPTURE(name);
+        const example e(name, fitting_registers<gpu::fermi_gtx480>(name), true);
+        func::global_memory chosen_mem = e.initial();
+        gpu::gpu<gpu::fermi_gtx480> chosen(params);
+        const auto a = chosen.run(e.launch(), chosen_mem);
+        check_against_reference(name, e, chosen_mem);
+        func::global_memory static_mem = e.initial();
+        gpu::gpu<fermi_with_static_ssy> fixed(gpu::fermi_gtx480::params());
+        const auto b = fixed.run(e.launch(), static_mem);
+        CHECK(fixed.params().simt_stack == simt::stack_kind::ssy);
+        CHECK(chosen_mem == static_mem);
+        CHECK(a.cycles == b.cycles);
+        CHECK(stats_to_json(a).dump() == stats_to_json(b).dump());
     }
 }

@@ -18,7 +18,7 @@ namespace {
 
 template <class S>
 std::size_t depth_of(const row& r) {
-    return warpkit::simt::sync_point_stack<S> ? r.ssy_depth : r.pdom_depth;
+    return reconverges_at_ssy<S>() ? r.ssy_depth : r.pdom_depth;
 }
 
 // Runs `p` from pc 0 on all lanes, checking every step against `rows`, then that the warp ended.
@@ -42,7 +42,8 @@ S run_table(const program& p, const predicate& pred, const std::vector<row>& row
 
 } // namespace
 
-TEST_CASE_TEMPLATE("nested if/else: hand-computed masks per step", S, pdom_stack<8>, ssy_stack<8>) {
+TEST_CASE_TEMPLATE("nested if/else: hand-computed masks per step", S, pdom_stack<8>, ssy_stack<8>,
+                   selected_pdom<8>, selected_ssy<8>) {
     const S s = run_table<S>(nested_if_else(), nested_if_else_pred, nested_if_else_rows());
     const auto& st = s.stats();
     CHECK(st.divergent_branches == 2);
@@ -56,7 +57,7 @@ TEST_CASE_TEMPLATE("nested if/else: hand-computed masks per step", S, pdom_stack
     CHECK(st.lane_utilisation.count(2) == 3);
     CHECK(st.lane_utilisation.sum() == 4 * 8 + 6 * 4 + 3 * 2);
     CHECK(st.depth_at_divergence.samples() == 2);
-    if constexpr (warpkit::simt::sync_point_stack<S>) {
+    if (reconverges_at_ssy<S>()) {
         CHECK(s.max_depth() == 2);
         CHECK(st.depth_at_divergence.count(1) == 1);
         CHECK(st.depth_at_divergence.count(2) == 1);
@@ -68,14 +69,15 @@ TEST_CASE_TEMPLATE("nested if/else: hand-computed masks per step", S, pdom_stack
 }
 
 TEST_CASE_TEMPLATE("loop with a divergent exit: hand-computed masks per step", S, pdom_stack<8>,
-                   ssy_stack<8>) {
+                   ssy_stack<8>, selected_pdom<8>, selected_ssy<8>) {
     const S s = run_table<S>(divergent_loop(), divergent_loop_pred, divergent_loop_rows());
     CHECK(s.stats().divergent_branches == 2);
     CHECK(s.stats().uniform_branches == 1); // third test: nobody loops
     CHECK(s.stats().reconvergences == 2);
 }
 
-TEST_CASE_TEMPLATE("EXIT of some lanes inside the taken path", S, pdom_stack<8>, ssy_stack<8>) {
+TEST_CASE_TEMPLATE("EXIT of some lanes inside the taken path", S, pdom_stack<8>, ssy_stack<8>,
+                   selected_pdom<8>, selected_ssy<8>) {
     // Lanes 0-1 exit at pc 4, lanes 2-3 go on to the join and wait there for lanes 4-7.
     const auto pred = [](int cond, std::size_t lane, pc_type, std::size_t) {
         return cond == 1 ? lane < 4 : lane < 2;
@@ -88,7 +90,8 @@ TEST_CASE_TEMPLATE("EXIT of some lanes inside the taken path", S, pdom_stack<8>,
     CHECK(s.stats().reconvergences == 1);
 }
 
-TEST_CASE_TEMPLATE("EXIT of the whole taken path", S, pdom_stack<8>, ssy_stack<8>) {
+TEST_CASE_TEMPLATE("EXIT of the whole taken path", S, pdom_stack<8>, ssy_stack<8>, selected_pdom<8>,
+                   selected_ssy<8>) {
     const auto pred = [](int, std::size_t lane, pc_type, std::size_t) { return lane < 4; };
     const std::vector<row> rows = {{0, 0xFF, 1, 0}, {1, 0xFF, 1, 0}, {4, 0x0F, 3, 1},
                                    {2, 0xF0, 2, 1}, {3, 0xF0, 2, 1}, {5, 0xF0, 1, 0},
@@ -98,7 +101,7 @@ TEST_CASE_TEMPLATE("EXIT of the whole taken path", S, pdom_stack<8>, ssy_stack<8
 }
 
 TEST_CASE_TEMPLATE("EXIT of the whole not-taken path while the taken lanes wait", S, pdom_stack<8>,
-                   ssy_stack<8>) {
+                   ssy_stack<8>, selected_pdom<8>, selected_ssy<8>) {
     const auto pred = [](int, std::size_t lane, pc_type, std::size_t) { return lane < 4; };
     const std::vector<row> rows = {{0, 0xFF, 1, 0}, {1, 0xFF, 1, 0}, {3, 0x0F, 3, 1},
                                    {2, 0xF0, 2, 1}, {4, 0x0F, 1, 0}, {5, 0x0F, 1, 0}};
@@ -107,7 +110,8 @@ TEST_CASE_TEMPLATE("EXIT of the whole not-taken path while the taken lanes wait"
     CHECK(s.stats().divergent_branches == 1);
 }
 
-TEST_CASE_TEMPLATE("uniform branches never push", S, pdom_stack<8>, ssy_stack<8>) {
+TEST_CASE_TEMPLATE("uniform branches never push", S, pdom_stack<8>, ssy_stack<8>, selected_pdom<8>,
+                   selected_ssy<8>) {
     using mask = typename S::mask_type;
     S s(10, mask{0x7E}); // lanes 1-6 live
     const std::size_t d0 = s.depth();
@@ -127,7 +131,8 @@ TEST_CASE_TEMPLATE("uniform branches never push", S, pdom_stack<8>, ssy_stack<8>
 }
 
 TEST_CASE_TEMPLATE("worst-case nesting: one lane split off per level", S, pdom_stack<8>,
-                   ssy_stack<8>, pdom_stack<32>, ssy_stack<32>) {
+                   ssy_stack<8>, pdom_stack<32>, ssy_stack<32>, selected_pdom<32>,
+                   selected_ssy<32>) {
     using mask = typename S::mask_type;
     constexpr std::size_t w = S::warp_size;
     S s(0);
@@ -138,7 +143,7 @@ TEST_CASE_TEMPLATE("worst-case nesting: one lane split off per level", S, pdom_s
                  static_cast<pc_type>(200 + i), static_cast<pc_type>(300 + i));
     }
     CHECK(s.active() == mask::single(0));
-    CHECK(s.depth() == (warpkit::simt::sync_point_stack<S> ? w - 1 : 2 * w - 1));
+    CHECK(s.depth() == (reconverges_at_ssy<S>() ? w - 1 : 2 * w - 1));
     CHECK(s.depth() <= S::capacity);
     // A single lane cannot diverge.
     const pc_type here = s.pc();
@@ -156,5 +161,5 @@ TEST_CASE_TEMPLATE("worst-case nesting: one lane split off per level", S, pdom_s
     CHECK(s.active() == mask::full());
     CHECK(s.pc() == 300);
     CHECK(s.stats().reconvergences == w - 1);
-    CHECK(s.max_depth() == (warpkit::simt::sync_point_stack<S> ? w - 1 : 2 * w - 1));
+    CHECK(s.max_depth() == (reconverges_at_ssy<S>() ? w - 1 : 2 * w - 1));
 }

@@ -6,6 +6,7 @@
 #include "program.hpp"
 
 #include <warpkit/core/rng.hpp>
+#include <warpkit/func/instruction_source.hpp>
 #include <warpkit/simt/ipdom.hpp>
 #include <warpkit/simt/pdom_stack.hpp>
 #include <warpkit/simt/ssy_stack.hpp>
@@ -57,9 +58,8 @@ struct kernel {
     }
     /// pred() as the predicate step() and scalar_trace() take.
     [[nodiscard]] predicate as_predicate() const {
-        return [this](int c, std::size_t l, pc_type pc, std::size_t v) {
-            return pred(c, l, pc, v);
-        };
+        return
+            [this](int c, std::size_t l, pc_type pc, std::size_t v) { return pred(c, l, pc, v); };
     }
 };
 
@@ -364,7 +364,7 @@ typename S::mask_type random_start(warpkit::rng& r) {
 TEST_CASE_TEMPLATE("laws on random structured kernels", S, warpkit::simt::pdom_stack<8>,
                    warpkit::simt::ssy_stack<8>, warpkit::simt::pdom_stack<32>,
                    warpkit::simt::ssy_stack<32>, warpkit::simt::pdom_stack<64>,
-                   warpkit::simt::ssy_stack<64>) {
+                   warpkit::simt::ssy_stack<64>, selected_pdom<32>, selected_ssy<32>) {
     warpkit::rng r(2024, 1);
     generator gen(r);
     std::size_t escaping = 0;
@@ -392,7 +392,7 @@ TEST_CASE_TEMPLATE("laws on random structured kernels", S, warpkit::simt::pdom_s
 
 TEST_CASE_TEMPLATE("laws on random unstructured kernels", S, warpkit::simt::pdom_stack<8>,
                    warpkit::simt::ssy_stack<8>, warpkit::simt::pdom_stack<32>,
-                   warpkit::simt::ssy_stack<32>) {
+                   warpkit::simt::ssy_stack<32>, selected_pdom<32>, selected_ssy<32>) {
     warpkit::rng r(77, 2);
     coverage cov;
     for (std::uint64_t i = 0; i < 300; ++i) {
@@ -457,7 +457,8 @@ bool check_cut(const kernel& k, typename S::mask_type start, std::size_t cut_at,
 
 TEST_CASE_TEMPLATE("a warp cut in two by keep() runs every lane's own path", S,
                    warpkit::simt::pdom_stack<8>, warpkit::simt::ssy_stack<8>,
-                   warpkit::simt::pdom_stack<64>, warpkit::simt::ssy_stack<64>) {
+                   warpkit::simt::pdom_stack<64>, warpkit::simt::ssy_stack<64>, selected_pdom<8>,
+                   selected_ssy<64>) {
     using mask = typename S::mask_type;
     warpkit::rng r(4242, 3);
     generator gen(r);
@@ -471,4 +472,66 @@ TEST_CASE_TEMPLATE("a warp cut in two by keep() runs every lane's own path", S,
         divergent_cuts += check_cut<S>(k, start, r.below(40), m) ? 1 : 0;
     }
     CHECK(divergent_cuts > 50); // the cuts do land inside divergent regions
+}
+
+namespace {
+
+// Runs kernel `k` from `start` on a static stack A and a selectable stack B of A's kind side
+// by side; every step must leave them in the same state with the same counters.
+template <class A, class B>
+std::size_t check_lockstep(const kernel& k, typename A::mask_type start) {
+    const predicate pred = k.as_predicate();
+    A a(0, start);
+    B b(0, start);
+    visits va;
+    visits vb;
+    std::size_t steps = 0;
+    while (!a.finished() && steps < 20000) {
+        REQUIRE(b.pc() == a.pc());
+        REQUIRE(b.active() == a.active());
+        CHECK(b.live() == a.live());
+        CHECK(b.depth() == a.depth());
+        CHECK(b.converged() == a.converged());
+        CHECK(warpkit::func::reconvergence_boundary(b) == warpkit::func::reconvergence_boundary(a));
+        step(a, k.code, pred, va);
+        step(b, k.code, pred, vb);
+        ++steps;
+    }
+    CHECK(b.finished());
+    CHECK(b.max_depth() == a.max_depth());
+    CHECK(b.stats().divergent_branches == a.stats().divergent_branches);
+    CHECK(b.stats().uniform_branches == a.stats().uniform_branches);
+    CHECK(b.stats().reconvergences == a.stats().reconvergences);
+    CHECK(b.stats().exited_lanes == a.stats().exited_lanes);
+    CHECK(b.stats().lane_utilisation.sum() == a.stats().lane_utilisation.sum());
+    CHECK(b.stats().depth_at_divergence.sum() == a.stats().depth_at_divergence.sum());
+    return a.stats().divergent_branches;
+}
+
+} // namespace
+
+TEST_CASE("a selectable stack of kind K moves exactly as the static stack K") {
+    warpkit::rng r(9001, 4);
+    generator gen(r);
+    std::size_t divergent = 0;
+    for (std::uint64_t i = 0; i < 200; ++i) {
+        CAPTURE(i);
+        kernel k = i % 2 == 1 ? random_unstructured(r, i) : gen.make(i, i % 4 == 0);
+        if (i % 2 == 0) use_ipdoms(k);
+        const auto start = random_start<warpkit::simt::pdom_stack<32>>(r);
+        divergent += check_lockstep<warpkit::simt::pdom_stack<32>, selected_pdom<32>>(k, start);
+        divergent += check_lockstep<warpkit::simt::ssy_stack<32>, selected_ssy<32>>(k, start);
+    }
+    CHECK(divergent > 1000);
+    // The kind is what reset() keeps, and a copy keeps it too.
+    selected_ssy<32> s(0);
+    s.reset(5, selected_ssy<32>::mask_type::single(3));
+    const auto copy = s;
+    CHECK(copy.kind() == warpkit::simt::stack_kind::ssy);
+    CHECK(warpkit::simt::uses_sync_points(copy));
+    CHECK_FALSE(warpkit::simt::uses_sync_points(selected_pdom<32>(0)));
+    // A PDOM stack has no SSY register: SSY sets nothing there.
+    selected_pdom<32> p(0);
+    p.ssy(7);
+    CHECK(p.sync_point() == warpkit::simt::no_pc);
 }

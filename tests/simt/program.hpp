@@ -4,6 +4,7 @@
 // and a scalar reference that runs each lane on its own.
 
 #include <warpkit/simt/concepts.hpp>
+#include <warpkit/simt/selectable_stack.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -51,6 +52,27 @@ inline instr exit_if(int cond) {
 
 using program = std::vector<instr>;
 
+// A selectable_stack of kind K that starts like the static stacks: `S s(pc, lanes)`.
+template <std::size_t W, warpkit::simt::stack_kind K>
+class selected : public warpkit::simt::selectable_stack<W> {
+public:
+    using mask_type = typename warpkit::simt::selectable_stack<W>::mask_type;
+    selected() : warpkit::simt::selectable_stack<W>(K) {}
+    explicit selected(pc_type start, mask_type lanes = mask_type::full()) : selected() {
+        this->reset(start, lanes);
+    }
+};
+template <std::size_t W>
+using selected_pdom = selected<W, warpkit::simt::stack_kind::pdom>;
+template <std::size_t W>
+using selected_ssy = selected<W, warpkit::simt::stack_kind::ssy>;
+
+// True when stacks of type S reconverge at SSY sync points (an ssy_stack, a selected_ssy).
+template <warpkit::simt::simt_stack S>
+bool reconverges_at_ssy() {
+    return warpkit::simt::uses_sync_points(S{});
+}
+
 // Whether `lane` satisfies condition `cond` at `pc` on its `visit`-th execution of that pc
 // (0-based). Must be a pure function so that the SIMT and the scalar runs agree.
 using predicate = std::function<bool(int cond, std::size_t lane, pc_type pc, std::size_t visit)>;
@@ -82,10 +104,13 @@ typename S::mask_type step(S& s, const program& p, const predicate& pred, visits
         s.advance(pc + 1);
         break;
     case kind::bra:
-        if constexpr (warpkit::simt::sync_point_stack<S>)
-            s.branch(hit, in.target, pc + 1);
-        else
-            s.branch(hit, in.target, pc + 1, in.reconv);
+        if constexpr (warpkit::simt::sync_point_stack<S>) {
+            if (warpkit::simt::uses_sync_points(s)) {
+                s.branch(hit, in.target, pc + 1);
+                break;
+            }
+        }
+        s.branch(hit, in.target, pc + 1, in.reconv);
         break;
     case kind::exit:
         s.exit(hit);

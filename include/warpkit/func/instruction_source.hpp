@@ -46,7 +46,10 @@ concept instruction_source = requires(S& s, const S& cs, std::uint32_t slot, std
 /// path without a branch, so nothing at or past it may be fetched ahead. no_pc when unknown.
 template <class Stack>
 [[nodiscard]] simt::pc_type reconvergence_boundary(const Stack& stack) {
-    if constexpr (requires { stack.entries(); }) {
+    if constexpr (requires { stack.visit([](const auto&) { return simt::no_pc; }); }) {
+        // A stack chosen at run time (selectable_stack): the boundary of the one it is.
+        return stack.visit([](const auto& s) { return reconvergence_boundary(s); });
+    } else if constexpr (requires { stack.entries(); }) {
         const auto e = stack.entries();
         if (e.empty()) return simt::no_pc;
         if constexpr (simt::sync_point_stack<Stack>)

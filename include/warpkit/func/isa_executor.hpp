@@ -153,10 +153,13 @@ execute(const isa_kernel& k, warp_context<WarpSize, Stack>& w, cta_context& cta,
             const bool zero = w.reg(in.src1, l) == 0;
             if (zero == (in.op == opcode::beq)) taken.set(l);
         });
-        if constexpr (simt::sync_point_stack<Stack>)
-            w.stack.branch(taken, in.imm, next);
-        else
-            w.stack.branch(taken, in.imm, next, k.reconvergence(pc));
+        if constexpr (simt::sync_point_stack<Stack>) {
+            if (simt::uses_sync_points(w.stack)) {
+                w.stack.branch(taken, in.imm, next); // to the last SSY point
+                return d;
+            }
+        }
+        w.stack.branch(taken, in.imm, next, k.reconvergence(pc));
         return d;
     }
     case opcode::ssy:

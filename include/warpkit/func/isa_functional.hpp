@@ -11,6 +11,7 @@
 #include <warpkit/func/isa_kernel.hpp>
 #include <warpkit/isa/unit_class.hpp>
 #include <warpkit/simt/pdom_stack.hpp>
+#include <warpkit/simt/selectable_stack.hpp>
 
 #include <array>
 #include <cstddef>
@@ -26,12 +27,15 @@ struct isa_functional_params {
     std::uint32_t default_shared_bytes = 16384;
     /// Watchdog: a run executing more warp instructions than this stops with a sim_error.
     std::uint64_t max_warp_instructions = 1'000'000'000;
+    /// The kind of stack the warps start with when the run's Stack is a
+    /// simt::selectable_stack (a static stack type is its own kind).
+    simt::stack_kind simt_stack = simt::stack_kind::pdom;
     void validate() const {
         check_range("default_shared_bytes", default_shared_bytes, 0U, 1U << 24);
         check_range("max_warp_instructions", max_warp_instructions, std::uint64_t{1},
                     std::uint64_t{1} << 50);
     }
-    WARPKIT_FIELDS(isa_functional_params, default_shared_bytes, max_warp_instructions)
+    WARPKIT_FIELDS(isa_functional_params, default_shared_bytes, max_warp_instructions, simt_stack)
 };
 
 /// What a functional run executed.
@@ -67,7 +71,9 @@ isa_functional_stats run_functional(const isa_kernel& k, global_memory& mem,
     isa_functional_stats st;
     const std::uint32_t shared_bytes =
         k.config().shared_bytes != 0 ? k.config().shared_bytes : p.default_shared_bytes;
-    std::vector<warp_context<WarpSize, Stack>> warps(k.warps_per_block());
+    warp_context<WarpSize, Stack> first;
+    first.stack = simt::make_stack<Stack>(p.simt_stack);
+    std::vector<warp_context<WarpSize, Stack>> warps(k.warps_per_block(), first);
     for (std::uint32_t b = 0; b < k.blocks(); ++b) {
         cta_context cta;
         cta.id = block_index(k.config().grid, b);

@@ -24,11 +24,12 @@ template <std::size_t WarpSize, class Stack>
 class isa_source {
 public:
     /// An SM with `warp_slots` warp slots and `block_slots` block slots running `k`;
-    /// each block gets `shared_bytes` of shared memory.
+    /// each block gets `shared_bytes` of shared memory. Every warp's stack starts as a copy of
+    /// `stack` (a selectable_stack carries its kind).
     isa_source(const isa_kernel& k, global_memory& mem, std::uint32_t warp_slots,
-               std::uint32_t block_slots, std::uint32_t shared_bytes)
-        : k_(&k), mem_(&mem), warps_(warp_slots), block_of_(warp_slots, 0), blocks_(block_slots),
-          shared_words_((shared_bytes + 3) / 4) {}
+               std::uint32_t block_slots, std::uint32_t shared_bytes, const Stack& stack = {})
+        : k_(&k), mem_(&mem), warps_(warp_slots, with_stack(stack)), block_of_(warp_slots, 0),
+          blocks_(block_slots), shared_words_((shared_bytes + 3) / 4) {}
 
     [[nodiscard]] bool finished(std::uint32_t slot) const { return warps_.at(slot).finished(); }
     [[nodiscard]] bool at_barrier(std::uint32_t slot) const { return warps_.at(slot).at_barrier; }
@@ -113,6 +114,12 @@ public:
     [[nodiscard]] const Stack& stack(std::uint32_t slot) const { return warps_.at(slot).stack; }
 
 private:
+    static warp_context<WarpSize, Stack> with_stack(const Stack& stack) {
+        warp_context<WarpSize, Stack> w;
+        w.stack = stack;
+        return w;
+    }
+
     const isa_kernel* k_;
     global_memory* mem_;
     std::vector<warp_context<WarpSize, Stack>> warps_;

@@ -13,6 +13,7 @@
 #include <warpkit/func/ptx_source.hpp>
 #include <warpkit/ptx/launch.hpp>
 #include <warpkit/simt/pdom_stack.hpp>
+#include <warpkit/simt/selectable_stack.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -28,12 +29,15 @@ struct ptx_functional_params {
     std::uint64_t max_warp_instructions = 10'000'000'000ULL;
     /// Instructions a warp executes before the next warp of its block gets a turn.
     std::uint32_t turn = 64;
+    /// The kind of stack the warps start with when the run's Stack is a
+    /// simt::selectable_stack (a static stack type is its own kind).
+    simt::stack_kind simt_stack = simt::stack_kind::pdom;
     void validate() const {
         check_range("max_warp_instructions", max_warp_instructions, std::uint64_t{1},
                     std::uint64_t{1} << 50);
         check_range("turn", turn, 1U, 1U << 20);
     }
-    WARPKIT_FIELDS(ptx_functional_params, max_warp_instructions, turn)
+    WARPKIT_FIELDS(ptx_functional_params, max_warp_instructions, turn, simt_stack)
 };
 
 /// What a functional run reports as it goes: a block starts (its linear index), a warp (its
@@ -56,7 +60,8 @@ func::ptx_source_stats run_functional(const ptx::launch& l, func::global_memory&
                                       Observer&& observer = Observer{}) {
     validate(p);
     const std::uint32_t warps = l.warps_per_block();
-    func::ptx_source<WarpSize, Stack> src(l, mem, warps, 1, l.shared_bytes());
+    func::ptx_source<WarpSize, Stack> src(l, mem, warps, 1, l.shared_bytes(),
+                                          simt::make_stack<Stack>(p.simt_stack));
     std::vector<std::uint32_t> slots(warps);
     std::iota(slots.begin(), slots.end(), 0U);
     const auto& k = l.prepared();

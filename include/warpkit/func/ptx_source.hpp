@@ -84,11 +84,12 @@ public:
 
     /// An SM with `warp_slots` warp slots and `block_slots` block slots running `l`; each
     /// block gets max(`shared_bytes`, the launch's shared memory) bytes of shared memory.
+    /// Every warp's stack starts as a copy of `stack` (a selectable_stack carries its kind).
     ptx_source(const ptx::launch& l, global_memory& mem, std::uint32_t warp_slots,
-               std::uint32_t block_slots, std::uint32_t shared_bytes)
+               std::uint32_t block_slots, std::uint32_t shared_bytes, const Stack& stack = {})
         : l_(&l), k_(&l.prepared()), mem_(&mem),
-          shared_bytes_(std::max(shared_bytes, l.shared_bytes())), warps_(warp_slots),
-          blocks_(block_slots), storage_(*k_, warp_slots) {
+          shared_bytes_(std::max(shared_bytes, l.shared_bytes())),
+          warps_(warp_slots, with_stack(stack)), blocks_(block_slots), storage_(*k_, warp_slots) {
         if (l.warp_size() != WarpSize)
             throw config_error("warp_size", std::to_string(l.warp_size()),
                                std::to_string(WarpSize));
@@ -155,11 +156,13 @@ public:
         case op::bra: {
             const simt::pc_type rpc = k_->reconvergence(pc);
             if constexpr (simt::sync_point_stack<Stack>) {
-                w.stack.ssy(rpc == simt::no_pc ? static_cast<simt::pc_type>(k_->size()) : rpc);
-                w.stack.branch(exec, p.target, next);
-            } else {
-                w.stack.branch(exec, p.target, next, rpc);
+                if (simt::uses_sync_points(w.stack)) {
+                    w.stack.ssy(rpc == simt::no_pc ? static_cast<simt::pc_type>(k_->size()) : rpc);
+                    w.stack.branch(exec, p.target, next);
+                    return d;
+                }
             }
+            w.stack.branch(exec, p.target, next, rpc);
             return d;
         }
         case op::exit:
@@ -344,6 +347,11 @@ private:
         std::uint64_t executed = 0;
         std::uint32_t halves = 2; ///< 2: a whole warp; 1: a part of a cut warp
     };
+    static warp with_stack(const Stack& stack) {
+        warp w;
+        w.stack = stack;
+        return w;
+    }
     struct cta {
         isa::dim3 id;
         std::uint32_t linear = 0;

@@ -30,6 +30,7 @@
 #include <warpkit/gpu/memory_params.hpp>
 #include <warpkit/noc/mesh_params.hpp>
 #include <warpkit/simt/pdom_stack.hpp>
+#include <warpkit/simt/selectable_stack.hpp>
 #include <warpkit/simt/ssy_stack.hpp>
 
 #include <cstddef>
@@ -52,6 +53,10 @@ struct widen_stack<simt::pdom_stack<N>, W> {
 template <std::size_t N, std::size_t W>
 struct widen_stack<simt::ssy_stack<N>, W> {
     using type = simt::ssy_stack<W>;
+};
+template <std::size_t N, std::size_t W>
+struct widen_stack<simt::selectable_stack<N>, W> {
+    using type = simt::selectable_stack<W>;
 };
 
 inline void fuse_cache(mem::cache_controller_params& c) {

@@ -19,6 +19,8 @@
 #include <warpkit/gpu/sm.hpp>
 #include <warpkit/issue/selectable.hpp>
 #include <warpkit/reconfig/front_end_sharing.hpp>
+#include <warpkit/simt/concepts.hpp>
+#include <warpkit/simt/selectable_stack.hpp>
 
 #include <algorithm>
 #include <cstddef>
@@ -41,6 +43,10 @@ struct gpu_params {
     /// Policies::scheduler is issue::selectable, as every preset's is. A GPU with a static
     /// scheduler type reports that type's kind here.
     issue::scheduler_choice scheduler{};
+    /// The SIMT reconvergence stack of every warp: pdom (immediate post-dominators) or ssy
+    /// (SSY sync points, paper 004), on a GPU whose Policies::stack is simt::selectable_stack,
+    /// as every preset's is. A GPU with a static stack type reports that type's kind here.
+    simt::stack_kind simt_stack = simt::stack_kind::pdom;
     /// SMs per cluster: equal block shares and, unless sharing.enabled is false, one
     /// front-end for the cluster (paper 000; 2 to 4 SMs).
     std::uint32_t cluster_size = 1;
@@ -81,8 +87,8 @@ struct gpu_params {
                   enum_names<reconfig::split_mode>::names[static_cast<std::size_t>(sm.split.mode)]),
               "off with front-end sharing clusters");
     }
-    WARPKIT_FIELDS(gpu_params, name, sms, core_mhz, schedulers, scheduler, cluster_size, registers,
-                   shared_bytes, default_block_shared_bytes, watchdog_cycles, max_cycles,
+    WARPKIT_FIELDS(gpu_params, name, sms, core_mhz, schedulers, scheduler, simt_stack, cluster_size,
+                   registers, shared_bytes, default_block_shared_bytes, watchdog_cycles, max_cycles,
                    sample_cycles, device_memory_mb, sm, memory, sharing)
 };
 
@@ -122,6 +128,10 @@ public:
     /// True when the scheduling policy is a parameter (gpu_params::scheduler).
     static constexpr bool selectable_scheduler =
         std::is_same_v<typename Policies::scheduler, issue::selectable>;
+    using stack_type = typename Policies::stack;
+    /// True when the SIMT stack's kind is a parameter (gpu_params::simt_stack).
+    static constexpr bool selectable_stack =
+        std::is_same_v<stack_type, simt::selectable_stack<warp_size>>;
 
     /// A GPU of params `p`; its schedulers' params are p.scheduler with issue::selectable,
     /// else the static scheduler type's defaults.
@@ -210,7 +220,8 @@ public:
         sms.reserve(p_.sms);
         for (std::uint32_t i = 0; i < p_.sms; ++i)
             sms.emplace_back(i, p_.sm, bank,
-                             source_k(k, mem, p_.sm.contexts(), p_.sm.block_slots, block_shared),
+                             source_k(k, mem, p_.sm.contexts(), p_.sm.block_slots, block_shared,
+                                      stack_prototype()),
                              p_.memory);
         // SM i talks to the memory system as its SM i: every core cycle one reply in before
         // the SM's tick, one request out after it, then one core cycle of the memory side.
@@ -321,7 +332,9 @@ public:
 
 private:
     // The params as this GPU runs them: a static scheduler type's kind replaces p.scheduler's
-    // where it is one of the selectable kinds (params() then says what really schedules).
+    // where it is one of the selectable kinds, a static stack type's kind p.simt_stack and a
+    // static coalescer type's kind p.sm.coalescer (params() then says what really schedules,
+    // reconverges and coalesces).
     [[nodiscard]] static gpu_params reported(gpu_params p) {
         if constexpr (!selectable_scheduler) {
             const auto& names = enum_names<issue::scheduler_kind>::names;
@@ -329,7 +342,15 @@ private:
                 if (names[i] == Policies::scheduler::kind)
                     p.scheduler.kind = static_cast<issue::scheduler_kind>(i);
         }
+        p.sm.coalescer = mem::kind_of<typename Policies::coalescer>(p.sm.coalescer);
+        if constexpr (!selectable_stack)
+            p.simt_stack =
+                simt::sync_point_stack<stack_type> ? simt::stack_kind::ssy : simt::stack_kind::pdom;
         return p;
+    }
+    // The stack every warp starts with: of kind p_.simt_stack on a selectable_stack.
+    [[nodiscard]] stack_type stack_prototype() const {
+        return simt::make_stack<stack_type>(p_.simt_stack);
     }
     [[nodiscard]] static scheduler_params scheduler_params_of(const gpu_params& p) {
         if constexpr (selectable_scheduler)

@@ -7,10 +7,8 @@
 #include <warpkit/gpu/fusion.hpp>
 #include <warpkit/gpu/gpu.hpp>
 #include <warpkit/issue/selectable.hpp>
-#include <warpkit/mem/cc13_coalescer.hpp>
-#include <warpkit/mem/line_coalescer.hpp>
-#include <warpkit/simt/pdom_stack.hpp>
-#include <warpkit/simt/ssy_stack.hpp>
+#include <warpkit/mem/selectable_coalescer.hpp>
+#include <warpkit/simt/selectable_stack.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -82,8 +80,8 @@ struct preset_parts {
 /// 16 double-clocked lanes, 4 SFUs, 16 LD/ST units, 32 shared-memory banks, 128-byte lines;
 /// the memory hierarchy of gtx480_memory(): 16 KB L1 with 64 MSHRs and 8 KB constant cache per
 /// SM, a crossbar, 6 partitions of 2 L2 slices of 64 KB and one GDDR5 channel at 924 MHz.
-struct fermi_gtx480
-    : detail::preset_parts<simt::pdom_stack<32>, issue::selectable, mem::line_coalescer<128>> {
+struct fermi_gtx480 : detail::preset_parts<simt::selectable_stack<32>, issue::selectable,
+                                           mem::selectable_coalescer> {
     [[nodiscard]] static gpu_params params() {
         gpu_params p =
             detail::preset_core({"fermi_gtx480", 15, 700, 2, 32768, 49152, 48, 8, 2, 2, 16, 4, 16});
@@ -101,14 +99,16 @@ struct fermi_gtx480
 /// 2^L_ADDR_WIDTH = 1024 words. Compute capability 1.3 coalescing for global accesses. The
 /// paper's design has no cache hierarchy and no DRAM (Section 4.1: data lives in block RAMs
 /// loaded by the global scheduler), so this preset keeps the ideal fixed-latency memory.
-struct tesla_seed004
-    : detail::preset_parts<simt::ssy_stack<32>, issue::selectable, mem::cc13_coalescer> {
+struct tesla_seed004 : detail::preset_parts<simt::selectable_stack<32>, issue::selectable,
+                                            mem::selectable_coalescer> {
     [[nodiscard]] static gpu_params params() {
         gpu_params p = detail::preset_core(
             {"tesla_seed004", 16, 300, 1, 8 * 512, 1024 * 4, 16, 4, 1, 1, 8, 8, 8});
         // A warp passes the 8 SPs in 4 rows: one warp instruction every 4 cycles per unit.
         detail::warp_in_rows(p.sm.units.timing, 4);
         p.scheduler.kind = issue::scheduler_kind::round_robin;
+        p.simt_stack = simt::stack_kind::ssy;
+        p.sm.coalescer = mem::coalescer_kind::cc13;
         p.sm.banks.banks = 8;
         // A row of 8 lanes meets the 8 banks at a time; conflicting lanes replay (4.3.2).
         p.sm.bank_group_lanes = 8;
@@ -121,8 +121,8 @@ struct tesla_seed004
 /// The 48-SM machine of paper 002 (AMOEBA), Table 1: 48 SMs, SIMD width 8, 1024 threads
 /// (32 warps) and 8 CTAs per SM, 16384 registers, 48 KB shared memory, GTO scheduling; the
 /// memory of amoeba_memory(): 8 memory controllers with 128 KB of L2 each on the 8 x 7 mesh.
-struct amoeba_48
-    : detail::preset_parts<simt::pdom_stack<32>, issue::selectable, mem::line_coalescer<128>> {
+struct amoeba_48 : detail::preset_parts<simt::selectable_stack<32>, issue::selectable,
+                                        mem::selectable_coalescer> {
     [[nodiscard]] static gpu_params params() {
         gpu_params p =
             detail::preset_core({"amoeba_48", 48, 700, 1, 16384, 49152, 32, 8, 1, 1, 8, 4, 8});

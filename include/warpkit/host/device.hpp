@@ -26,11 +26,11 @@
 #include <warpkit/core/reflect.hpp>
 #include <warpkit/core/stats.hpp>
 #include <warpkit/func/global_memory.hpp>
+#include <warpkit/func/ptx_functional.hpp>
+#include <warpkit/func/ptx_source.hpp>
 #include <warpkit/gpu/gpu.hpp>
 #include <warpkit/gpu/preset_registry.hpp>
-#include <warpkit/func/ptx_source.hpp>
 #include <warpkit/gpu/sm_counters.hpp>
-#include <warpkit/func/ptx_functional.hpp>
 #include <warpkit/host/memory_cap.hpp>
 #include <warpkit/ptx/ir.hpp>
 #include <warpkit/ptx/kernel.hpp>
@@ -77,7 +77,7 @@ struct launch_result {
     std::string preset;
     gpu::run_stats run{};
     func::ptx_source_stats ptx{}; ///< summed over the SMs
-    double wall_seconds = 0;     ///< host time the simulation took (not a simulated figure)
+    double wall_seconds = 0;      ///< host time the simulation took (not a simulated figure)
 
     [[nodiscard]] std::uint64_t cycles() const noexcept { return run.cycles; }
     /// Thread instructions counted as GPGPU-Sim's gpu_sim_insn.
@@ -333,8 +333,10 @@ public:
             launch_result r;
             r.preset = preset_;
             const auto start = std::chrono::steady_clock::now();
+            auto with_stack = fp;
+            with_stack.simt_stack = params_.simt_stack; // the functional run's stack is the GPU's
             r.ptx = func::run_functional<preset_type::warp_size, typename preset_type::stack>(
-                l, mem_, fp);
+                l, mem_, with_stack);
             r.wall_seconds =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             return r;

@@ -43,4 +43,17 @@ concept sync_point_stack = simt_stack<S> &&
     { cs.sync_point() } -> std::same_as<pc_type>;
 };
 
+/// Whether divergent branches of `s` reconverge at the SSY sync point: always on a static
+/// sync_point_stack, never on a stack without one, and as its kind says on a stack that
+/// chooses at run time (`uses_sync_points()`, selectable_stack).
+template <simt_stack S>
+[[nodiscard]] constexpr bool uses_sync_points(const S& s) noexcept {
+    if constexpr (requires {
+                      { s.uses_sync_points() } -> std::same_as<bool>;
+                  })
+        return s.uses_sync_points();
+    else
+        return sync_point_stack<S>;
+}
+
 } // namespace warpkit::simt

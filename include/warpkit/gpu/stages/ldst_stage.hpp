@@ -38,7 +38,8 @@ public:
 
     /// The stage of an SM with params `p` whose LD/ST unit `memory` answers.
     ldst_stage(std::uint32_t id, const sm_params& p, const memory_params& memory)
-        : banks_(p.banks), port_(id, memory), replay_writes_(p.contexts()),
+        : banks_(p.banks), coalescer_(mem::make_coalescer<Coalescer>(p.coalescer)),
+          port_(id, memory, coalescer_), replay_writes_(p.contexts()),
           agen_(p.units.timing.of(exec::op_class::ldst).latency), shared_latency_(p.shared_latency),
           const_latency_(p.const_latency), global_latency_(p.global_latency),
           bank_group_lanes_(p.bank_group_lanes), shared_replay_(p.shared_replay) {}
@@ -64,8 +65,7 @@ public:
 
     /// The access `d` of warp `w` (slot `s`) writing `writes`, issued at `now`.
     void issue(std::uint32_t s, warp_context& w, const isa::dynamic_inst<WarpSize>& d,
-               const Operands& writes, std::uint64_t now, sm_stats& counts,
-               results_type& results) {
+               const Operands& writes, std::uint64_t now, sm_stats& counts, results_type& results) {
         if (d.si.space == isa::mem_space::global || d.si.space == isa::mem_space::local) {
             if (d.si.mop == isa::mem_op::load) ++counts.global_loads;
             if (d.si.mop == isa::mem_op::store) ++counts.global_stores;
@@ -147,14 +147,14 @@ private:
     }
 
     mem::shared_memory_banks banks_;
-    Coalescer coalescer_{};
+    Coalescer coalescer_; // of the ideal memory; the port's PRT holds a copy
     mem::transaction_list<WarpSize> txns_{};
     port_type port_;
     std::vector<Operands> replay_writes_; // per warp slot: the replayed load's destinations
-    std::uint64_t agen_;           // address generation: the LD/ST op_class latency
-    std::uint64_t shared_latency_; // of the ideal shared memory
-    std::uint64_t const_latency_;  // of the ideal constant memory
-    std::uint64_t global_latency_; // of the ideal global memory
+    std::uint64_t agen_;                  // address generation: the LD/ST op_class latency
+    std::uint64_t shared_latency_;        // of the ideal shared memory
+    std::uint64_t const_latency_;         // of the ideal constant memory
+    std::uint64_t global_latency_;        // of the ideal global memory
     std::uint32_t bank_group_lanes_;
     bool shared_replay_;
     std::uint64_t free_at_ = 0; // first cycle the stage takes a new access

@@ -37,10 +37,11 @@ public:
     using result_type = basic_memory_result<Operands>;
     using results_type = result_queue<result_type>;
 
-    /// The L1 side of `memory` (the smallest one, unused, with the ideal memory).
-    memory_port(std::uint32_t id, const memory_params& memory)
+    /// The L1 side of `memory` (the smallest one, unused, with the ideal memory), whose
+    /// pending request table coalesces with `coalescer`.
+    memory_port(std::uint32_t id, const memory_params& memory, const Coalescer& coalescer = {})
         : id_(id), uses_hierarchy_(memory.model == memory_model::hierarchy),
-          l1_(uses_hierarchy_ ? checked_l1_(memory) : minimal_l1_()), prt_(l1_.prt),
+          l1_(uses_hierarchy_ ? checked_l1_(memory) : minimal_l1_()), prt_(l1_.prt, coalescer),
           pending_(l1_.prt.entries), l1d_(l1_.data), const_(l1_.constant), tex_(l1_.texture),
           write_bytes_(l1_.data.miss_queue), atomics_(l1_.atomic_queue), replies_(l1_.reply_queue),
           flit_bytes_(std::max(1U, memory.noc.flit_bytes())),

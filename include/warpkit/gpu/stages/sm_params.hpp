@@ -10,6 +10,7 @@
 #include <warpkit/gating/params.hpp>
 #include <warpkit/isa/dynamic_inst.hpp>
 #include <warpkit/isa/unit_class.hpp>
+#include <warpkit/mem/selectable_coalescer.hpp>
 #include <warpkit/mem/shared_memory_banks.hpp>
 #include <warpkit/reconfig/sm_split.hpp>
 
@@ -38,6 +39,12 @@ struct sm_params {
     bool shared_replay = false;
     std::uint32_t const_latency = 38;
     std::uint32_t global_latency = 440;
+    /// How the LD/ST unit turns a warp access into transactions: line (128-byte lines, Fermi's
+    /// L1 path, paper 001 Section 2.5), cc13 (compute capability 1.3 half-warp segments,
+    /// paper 004) or sector (32-byte sectors), on an SM whose Policies::coalescer is
+    /// mem::selectable_coalescer, as every preset's is. An SM with a static coalescer type
+    /// reports that type's kind here.
+    mem::coalescer_kind coalescer = mem::coalescer_kind::line;
     exec::units_params units{};
     mem::bank_params banks{};
     gating::params gating{};
@@ -61,7 +68,7 @@ struct sm_params {
     }
     WARPKIT_FIELDS(sm_params, warp_slots, block_slots, issue_width, ibuffer_depth, fetch_width,
                    fetch_latency, shared_latency, bank_group_lanes, shared_replay, const_latency,
-                   global_latency, units, banks, gating, split)
+                   global_latency, coalescer, units, banks, gating, split)
 
     /// Warp contexts an SM needs: the warp slots, twice as many when it may split (a cut
     /// warp's second part lives in a slot of its own).
