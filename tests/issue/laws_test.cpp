@@ -9,6 +9,7 @@
 #include <warpkit/issue/rr.hpp>
 #include <warpkit/issue/scheduler_bank.hpp>
 #include <warpkit/issue/scoreboard.hpp>
+#include <warpkit/issue/selectable.hpp>
 #include <warpkit/issue/two_level.hpp>
 
 #include "../reset_law.hpp"
@@ -430,4 +431,59 @@ TEST_CASE_TEMPLATE("law: reset_stats restarts a scoreboard's counters, reservati
         }
     };
     reset_law::check([] { return twin{}; }, step, 200, 300);
+}
+
+namespace {
+
+// Leaf path -> value of a stats struct, to compare two of them field by field.
+template <class Stats>
+std::vector<std::pair<std::string, std::uint64_t>> leaves(const Stats& s) {
+    std::vector<std::pair<std::string, std::uint64_t>> out;
+    warpkit::for_each_leaf(s, [&](const std::string& path, const auto& leaf) {
+        if constexpr (std::is_integral_v<std::remove_cvref_t<decltype(leaf)>>)
+            out.emplace_back(path, static_cast<std::uint64_t>(leaf));
+    });
+    return out;
+}
+
+// Drives issue::selectable of `kind` and the static scheduler S with the same random views:
+// the same picks every cycle, and selectable's issue counters are S's.
+template <class S>
+void check_selectable_is(wi::scheduler_kind kind) {
+    wi::scheduler_choice choice;
+    choice.kind = kind;
+    wi::selectable chosen(choice);
+    S fixed;
+    CHECK(chosen.kind_name() == S::kind);
+    warpkit::rng r(31, static_cast<std::uint64_t>(kind));
+    for (int cycle = 0; cycle < 500; ++cycle) {
+        const std::vector<wi::warp_view> v = random_views(r, 40);
+        if constexpr (blockable<S>) {
+            wi::unit_set blocked;
+            blocked.set(unit_class::fp, r.bernoulli(0.3));
+            fixed.set_blocked(blocked);
+            chosen.set_blocked(blocked);
+        }
+        const std::size_t width = 1 + r.below(3);
+        const auto picked = fixed.select(std::span<const wi::warp_view>(v), width);
+        REQUIRE(chosen.select(std::span<const wi::warp_view>(v), width) == picked);
+        wi::issue_list done;
+        for (const auto& p : picked)
+            if (r.bernoulli(0.8)) done.push(p);
+        fixed.notify_issued(done);
+        chosen.notify_issued(done);
+    }
+    const auto issue = chosen.stats().issue;
+    CHECK(leaves(issue) == leaves(wi::detail::issue_counters(fixed.stats())));
+    CHECK(issued_by_stats(chosen) > 0);
+}
+
+} // namespace
+
+TEST_CASE("law: issue::selectable of kind K picks and counts as the static scheduler K") {
+    check_selectable_is<wi::lrr>(wi::scheduler_kind::loose_round_robin);
+    check_selectable_is<wi::rr>(wi::scheduler_kind::round_robin);
+    check_selectable_is<wi::gto>(wi::scheduler_kind::greedy_then_oldest);
+    check_selectable_is<wi::two_level<wi::lrr>>(wi::scheduler_kind::two_level_lrr);
+    check_selectable_is<wi::gates<wi::lrr>>(wi::scheduler_kind::gates_lrr);
 }

@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 
 namespace warpkit::issue {
@@ -68,6 +69,20 @@ struct selectable_stats {
     WARPKIT_FIELDS(selectable_stats, issue)
 };
 
+namespace detail {
+/// The issue counters inside a static scheduler's stats `s`: `s` itself (lrr), its `issue`
+/// member (rr, gto, GATES) or those of its inner policy (two-level).
+template <class Stats>
+[[nodiscard]] const scheduler_stats& issue_counters(const Stats& s) noexcept {
+    if constexpr (std::is_same_v<Stats, scheduler_stats>)
+        return s;
+    else if constexpr (requires { s.issue; })
+        return s.issue;
+    else
+        return issue_counters(s.inner);
+}
+} // namespace detail
+
 /// A warp scheduler running the policy its params choose (see the file comment).
 class selectable {
 public:
@@ -88,12 +103,10 @@ public:
     }
     /// See warp_scheduler: the chosen policy's picks.
     [[nodiscard]] issue_list select(std::span<const warp_view> views, std::size_t width) {
-        width_ = width;
         return std::visit([&](auto& s) { return s.select(views, width); }, policy_);
     }
     /// See warp_scheduler.
     void notify_issued(const issue_list& done) {
-        stats_.issue.record(width_, done);
         std::visit([&](auto& s) { s.notify_issued(done); }, policy_);
     }
     /// The unit classes power gating blocks, for GATES; the other policies do not look.
@@ -112,10 +125,13 @@ public:
     }
 
     [[nodiscard]] const params_type& params() const noexcept { return params_; }
-    [[nodiscard]] const stats_type& stats() const noexcept { return stats_; }
-    /// Restarts the counters, this one's and the policy's (the scheduling state stays).
+    /// The chosen policy's issue counters (every static scheduler keeps them).
+    [[nodiscard]] stats_type stats() const {
+        return std::visit(
+            [](const auto& s) { return stats_type{detail::issue_counters(s.stats())}; }, policy_);
+    }
+    /// Restarts the policy's counters (the scheduling state stays).
     void reset_stats() {
-        reset_counters(stats_);
         std::visit([](auto& s) { s.reset_stats(); }, policy_);
     }
 
@@ -141,8 +157,6 @@ private:
 
     params_type params_;
     policy_type policy_;
-    stats_type stats_{};
-    std::size_t width_ = 0;
 };
 
 } // namespace warpkit::issue
