@@ -40,8 +40,10 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <istream>
@@ -49,6 +51,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -58,10 +61,16 @@ namespace warpkit::func {
 /// throws warpkit::error naming the path when it cannot.
 using trace_opener = std::function<std::unique_ptr<std::istream>(const std::string& path)>;
 
-/// Opens a plain-text trace file.
+/// Opens a plain-text trace file; "cannot read '<path>': <reason>" when it cannot.
 [[nodiscard]] inline std::unique_ptr<std::istream> open_plain_trace(const std::string& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        throw error("cannot read '" + path + "': it is a directory");
+    errno = 0;
     auto in = std::make_unique<std::ifstream>(path, std::ios::binary);
-    if (!*in) throw error("cannot read '" + path + "': no such file or not readable");
+    if (!*in)
+        throw error("cannot read '" + path +
+                    "': " + std::generic_category().message(errno != 0 ? errno : ENOENT));
     return in;
 }
 
