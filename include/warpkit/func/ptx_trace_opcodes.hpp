@@ -25,11 +25,12 @@ namespace warpkit::func::ptx_trace {
 namespace detail {
 
 // The value of enum E whose name (as ptx::name spells it) is `text`, or nullopt; empty names
-// (ptx::space::generic's) never match.
-template <class E, std::size_t N>
+// (ptx::space::generic's) never match. ptx::name spells "?" past the last value.
+template <class E>
 [[nodiscard]] constexpr std::optional<E> named(std::string_view text) noexcept {
-    for (std::size_t i = 0; i < N; ++i) {
+    for (std::size_t i = 0; i < 256; ++i) {
         const std::string_view n = ptx::name(static_cast<E>(i));
+        if (n == "?") break;
         if (!n.empty() && n == text) return static_cast<E>(i);
     }
     return std::nullopt;
@@ -41,7 +42,7 @@ template <class E, std::size_t N>
 /// part is no PTX opcode. Unknown modifiers are skipped (rounding, comparison...).
 [[nodiscard]] inline std::optional<ptx::instruction> parse_opcode(std::string_view opcode) {
     const std::size_t dot = opcode.find('.');
-    const auto op = detail::named<ptx::op, ptx::op_count>(opcode.substr(0, dot));
+    const auto op = detail::named<ptx::op>(opcode.substr(0, dot));
     if (!op) return std::nullopt;
     ptx::instruction in;
     in.opcode = *op;
@@ -57,11 +58,11 @@ template <class E, std::size_t N>
             in.arrive = true;
         } else if (part == "warp") {
             in.warp = true;
-        } else if (const auto m = detail::named<ptx::mul_mode, 4>(part)) {
+        } else if (const auto m = detail::named<ptx::mul_mode>(part)) {
             in.mode = *m;
-        } else if (const auto s = detail::named<ptx::space, 9>(part)) {
+        } else if (const auto s = detail::named<ptx::space>(part)) {
             in.sp = *s;
-        } else if (const auto t = detail::named<ptx::type, 17>(part)) {
+        } else if (const auto t = detail::named<ptx::type>(part)) {
             (in.t == ptx::type::none ? in.t : in.t2) = *t;
         }
     }
