@@ -18,6 +18,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -444,4 +445,74 @@ TEST_CASE("a PTX kernel runs from its PTX and from the trace the project writes 
                                     << from_ptx.total.warp_instructions << " warp instructions)");
     CHECK(from_trace.cycles > from_ptx.cycles / 2);
     CHECK(from_trace.cycles < from_ptx.cycles * 2);
+}
+
+TEST_CASE("a trace in the form Accel-Sim's tracer writes: version 5, immediates, no binary version") {
+    // As NVBit's tracer writes an element-wise kernel (tracer version 5: an immediate ends every
+    // line; blank lines between parts; trailing spaces; `-binary version = 0`, which names no
+    // family): 2 blocks of 128 threads, each warp 33 instructions: 11 on INT, a BRA no lane
+    // takes (mask 0), two 16-byte loads and two stores of 32 consecutive lanes (4 lines each),
+    // 16 FMULs and EXIT.
+    const auto hex = [](std::uint64_t v) {
+        std::ostringstream s;
+        s << "0x" << std::hex << v;
+        return s.str();
+    };
+    std::string t =
+        "-kernel name = _ZN2at6native29vectorized_elementwise_kernelILi4EEEviT_\n"
+        "-kernel id = 593\n-grid dim = (2,1,1)\n-block dim = (128,1,1)\n-shmem = 0\n"
+        "-nregs = 22\n-binary version = 0\n-cuda stream id = 0\n"
+        "-shmem base_addr = 0x00007f59dd000000\n-local mem base_addr = 0x00007f59db000000\n"
+        "-nvbit version = 1.7.6\n-accelsim tracer version = 5\n-enable lineinfo = 0\n\n"
+        "#traces format = [line_num] PC mask dest_num [reg_dests] opcode src_num [reg_srcs] "
+        "mem_width [adrrescompress?] [mem_addresses] immediate\n\n\n\n";
+    for (std::uint64_t b = 0; b < 2; ++b) {
+        t += "#BEGIN_TB\n\nthread block = " + std::to_string(b) + ",0,0\n\n";
+        for (std::uint64_t w = 0; w < 4; ++w) {
+            const std::uint64_t in = 0x7f580face400 + 0x1000 * b + 0x200 * w;
+            const std::uint64_t out = 0x7f580fb3c400 + 0x1000 * b + 0x200 * w;
+            t += "warp = " + std::to_string(w) + "\ninsts = 33\n";
+            t += "0000 ffffffff 1 R1 MOV 0 0 0 \n0010 ffffffff 1 R0 S2R 0 0 0 \n"
+                 "0020 ffffffff 1 R0 SHF.L.U32 2 R0 R255 0 10 \n"
+                 "0030 ffffffff 1 R2 IADD3 2 R0 R255 0 0 \n"
+                 "0040 ffffffff 0 ISETP.GE.U32.AND 1 R2 0 1024 \n0050 00000000 0 BRA 0 0 528 \n"
+                 "0060 ffffffff 1 R11 S2R 0 0 0 \n0070 ffffffff 1 R9 MOV 0 0 4 \n"
+                 "0080 ffffffff 1 R2 IMAD.WIDE 2 R0 R9 0 0 \n"
+                 "0090 ffffffff 1 R2 IMAD.WIDE.U32 2 R11 R2 0 16 \n";
+            t += "00a0 ffffffff 1 R12 LDG.E.128.SYS 1 R2 16 1 " + hex(in) + " 16 0 \n";
+            t += "00b0 ffffffff 1 R4 LDG.E.128.SYS 1 R2 16 1 " + hex(in + 0x800) + " 16 0 \n";
+            t += "00c0 ffffffff 1 R8 IMAD.WIDE.U32 2 R0 R9 0 0 \n"
+                 "00d0 ffffffff 1 R8 IMAD.WIDE 2 R11 R8 0 16 \n";
+            for (int i = 0; i < 16; ++i) {
+                char line[64];
+                std::snprintf(line, sizeof line, "%04x ffffffff 1 R%d FMUL 2 R%d R%d 0 0 \n",
+                              0xe0 + 16 * i, 4 + i % 12, 4 + i % 12, 12 - i % 8);
+                t += line;
+            }
+            t += "01e0 ffffffff 0 STG.E.128.SYS 2 R8 R12 16 1 " + hex(out) + " 16 0 \n";
+            t += "01f0 ffffffff 0 STG.E.128.SYS 2 R8 R4 16 1 " + hex(out + 0x800) + " 16 0 \n";
+            t += "0200 ffffffff 0 EXIT 0 0 0 \n\n";
+        }
+        t += "#END_TB\n\n";
+    }
+    CHECK(error_of([&] { (void)func::trace_kernel("kernel-593.traceg", from_text(t)); })
+              .rfind("kernel-593.traceg:1:1: binary version 0 names no SASS family", 0) == 0);
+    func::trace_options o;
+    o.family = func::sass::family::ampere;
+    const func::trace_kernel k("kernel-593.traceg", from_text(t, o));
+    CHECK((k.blocks() == 2 && k.warps_per_block() == 4 && k.regs_per_thread() == 22));
+    const auto r = run_fermi(k);
+    const auto& s = r.total;
+    CHECK(s.warp_instructions == 8 * 33);
+    CHECK(s.thread_instructions == 8 * 32 * 32);
+    using U = isa::unit_class;
+    CHECK(s.issued_by_unit[isa::index(U::int_alu)] == 8 * 11);
+    CHECK(s.issued_by_unit[isa::index(U::fp)] == 8 * 16);
+    CHECK(s.issued_by_unit[isa::index(U::ldst)] == 8 * 4);
+    CHECK(s.issued_by_unit[isa::index(U::branch)] == 8);
+    CHECK(s.issued_by_unit[isa::index(U::ctrl)] == 8);
+    // Each access: 32 lanes x 16 bytes from a 128-byte boundary, 4 lines.
+    CHECK(s.global_accesses == 8 * 4);
+    CHECK(s.global_transactions == 8 * 4 * 4);
+    CHECK(s.blocks_completed == 2);
 }
