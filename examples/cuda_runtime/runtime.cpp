@@ -243,35 +243,6 @@ options options::from_environment() {
     return o;
 }
 
-kernel_filter::kernel_filter(const std::string& spec) {
-    for (const auto& part : split(spec, ',')) {
-        all_ = false;
-        const auto dash = part.find('-');
-        const bool numeric = !part.empty() && std::all_of(part.begin(), part.end(), [](char c) {
-            return (c >= '0' && c <= '9') || c == '-';
-        });
-        if (numeric && dash != 0) {
-            const std::uint64_t lo = std::stoull(part.substr(0, dash));
-            const std::uint64_t hi =
-                dash == std::string::npos ? lo : std::stoull(part.substr(dash + 1));
-            if (hi < lo) throw config_error("kernels", part, "a range lo-hi with lo <= hi");
-            ranges_.emplace_back(lo, hi);
-        } else {
-            names_.push_back(part);
-        }
-    }
-}
-
-bool kernel_filter::timed(const std::string& mangled, const std::string& plain,
-                          std::uint64_t launch) const {
-    if (all_) return true;
-    for (const auto& n : names_)
-        if (n == mangled || n == plain) return true;
-    for (const auto& [lo, hi] : ranges_)
-        if (launch >= lo && launch <= hi) return true;
-    return false;
-}
-
 runtime::runtime(options o)
     : opt_(std::move(o)), dev_(opt_.preset, all_overrides(opt_)), filter_(opt_.kernels) {
     dev_.check_bounds(opt_.bounds_check);

@@ -4,6 +4,8 @@
 // cudart.cpp maps the C API onto it. Everything runs in the calling thread, in call order:
 // streams execute in order, a launch completes before the call returns.
 
+#include "../common/kernel_filter.hpp"
+
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/stats.hpp>
@@ -60,19 +62,8 @@ struct options {
     static options from_environment();
 };
 
-/// Which launches are timed: names (exact or unmangled) and index ranges "3", "2-5", joined
-/// by ','; empty: every launch.
-class kernel_filter {
-public:
-    explicit kernel_filter(const std::string& spec);
-    [[nodiscard]] bool timed(const std::string& mangled, const std::string& plain,
-                             std::uint64_t launch) const;
-
-private:
-    std::vector<std::string> names_;
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges_;
-    bool all_ = true;
-};
+/// Which launches are timed (examples/common/kernel_filter.hpp, shared with warpkit-run).
+using kernel_filter = example::kernel_filter;
 
 /// A fat binary registered by the host code: its parsed PTX (or why there is none), the
 /// placement of its variables and its constant bank.

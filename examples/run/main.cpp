@@ -8,6 +8,9 @@
 //                                                              no timing: the run as an
 //                                                              Accel-Sim trace in DIR
 //   warpkit-run --ptx file.ptx --list-entries                  the file's kernels
+//   warpkit-run --trace kernelslist.g [--kernels FILTER] [--sass-family F] [--opcodes FILE]
+//                                                              the kernels of an Accel-Sim
+//                                                              trace, in order (trace.cpp)
 //   warpkit-run --ptx file.ptx --check [--entry NAME]          parse and prepare, run nothing
 //   common: [--config params.json] [--set key=value]... [--max-device-mb N] [--json stats.json]
 //           [--print-params] [--quiet] [--progress]
@@ -22,6 +25,8 @@
 #include "../common/params_cli.hpp"
 #include "../common/ptxas_registers.hpp"
 #include "../common/tool_main.hpp"
+#include "report.hpp"
+#include "trace.hpp"
 
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/file.hpp>
@@ -198,31 +203,12 @@ void run_ptx(const std::string& preset, const std::string& ptx_file, const std::
     const auto r = wk::host::run_launch(dev, k, spec);
     progress.finish();
     if (print_params) std::cout << wk::params_to_text(dev.params()) << '\n';
-    const auto& t = r.run.total;
-    std::printf("%s on %s: %llu cycles (%.2f us at %u MHz)\n", k.name().c_str(), preset.c_str(),
-                static_cast<unsigned long long>(r.cycles()),
-                static_cast<double>(r.cycles()) / dev.params().core_mhz, dev.params().core_mhz);
-    std::printf("  thread instructions %llu, warp instructions %llu, IPC %.2f (thread "
-                "instructions per cycle), %.3f warp instructions per cycle\n",
-                static_cast<unsigned long long>(r.thread_instructions()),
-                static_cast<unsigned long long>(r.warp_instructions()), r.ipc(), r.warp_ipc());
-    std::printf("  memory: %llu global accesses (%.2f transactions each), %llu shared, %llu "
-                "constant\n",
-                static_cast<unsigned long long>(t.global_accesses),
-                example::per(t.global_transactions, t.global_accesses),
-                static_cast<unsigned long long>(t.shared_accesses),
-                static_cast<unsigned long long>(t.const_accesses));
-    std::printf("  simulated %.0f warp instructions per second (%.2f s)\n",
-                r.warp_instructions_per_second(), r.wall_seconds);
+    run_report::print(k.name(), preset, dev.params().core_mhz, r);
     if (json_out.empty()) return;
     j["kernel"] = ptx_file;
     j["entry"] = k.name();
     j["preset"] = preset;
-    j["cycles"] = r.cycles();
-    j["thread_instructions"] = r.thread_instructions();
-    j["warp_instructions"] = r.warp_instructions();
-    j["ipc_thread"] = r.ipc();
-    j["ipc_warp"] = r.warp_ipc();
+    run_report::add_fields(j, r);
     j["registers_per_thread"] = k.regs_per_thread();
     j["register_source"] = register_source;
     nlohmann::json ops = nlohmann::json::object();
@@ -232,7 +218,6 @@ void run_ptx(const std::string& preset, const std::string& ptx_file, const std::
                 {"warp", r.ptx.warp_by_opcode[i]}, {"thread", r.ptx.thread_by_opcode[i]}};
     j["by_opcode"] = ops;
     j["params"] = wk::params_to_json(dev.params());
-    j["stats"] = wk::stats_to_json(r.run);
     example::write_json_file(json_out, j);
 }
 
@@ -285,10 +270,29 @@ int tool_main(int argc, char** argv) {
                    "no timing: run the kernel functionally and write it as an Accel-Sim trace "
                    "(kernelslist.g, kernel-1.traceg; PTX opcodes) in this folder")
         ->needs(ptx);
+    run_trace::options trace;
+    auto* trace_list = app.add_option("--trace", trace.list,
+                                      "an Accel-Sim trace's kernelslist.g: run its kernels in "
+                                      "order (SASS opcodes of the family its -binary version "
+                                      "names, or the PTX ones --write-trace writes)");
+    app.add_option("--kernels", trace.kernels,
+                   "with --trace: run only these kernels: names (mangled or plain) and launch "
+                   "indices or ranges counted from 0 in the list, e.g. 0,3-5 (as warpkit-cuda)")
+        ->needs(trace_list);
+    app.add_option("--sass-family", trace.family,
+                   "with --trace: the opcode table (kepler, pascal, volta, turing, ampere, ptx) "
+                   "instead of the one each trace's header names")
+        ->needs(trace_list);
+    app.add_option("--opcodes", trace.opcodes,
+                   "with --trace: an opcode table file, 'OPCODE kind' lines, for opcodes the "
+                   "family's table lacks (kinds: int, fp, sfu, ldst, branch, ctrl, load_global, "
+                   "store_shared, atomic_global, barrier, exit...)")
+        ->needs(trace_list);
     app.add_option("--json", json_out, "write params and stats as JSON to this file");
     app.add_flag("--print-params", print_params, "print the preset's parameters");
     example::add_progress_flags(app, progress_flags);
     isa->excludes(ptx);
+    trace_list->excludes(ptx)->excludes(isa);
     if (const auto code = example::parse_command_line(app, argc, argv)) return *code;
 
     try {
@@ -296,6 +300,14 @@ int tool_main(int argc, char** argv) {
         if (presets.print_requested(std::cout)) return 0;
         const std::string& preset = presets.preset;
         const std::vector<std::string> overrides = presets.settings();
+        if (!trace.list.empty()) {
+            trace.preset = preset;
+            trace.overrides = overrides;
+            trace.json_out = json_out;
+            trace.print_params = print_params;
+            run_trace::run(trace, example::record_header("warpkit-run", argc, argv), progress);
+            return 0;
+        }
         if (!ptx_file.empty()) {
             if (list) {
                 list_entries(ptx_file);
@@ -318,7 +330,8 @@ int tool_main(int argc, char** argv) {
                     !no_bounds_check, presets.memory_cap(), progress);
             return 0;
         }
-        if (kernel.empty()) throw wk::error("give --kernel FILE or --ptx FILE (see --help)");
+        if (kernel.empty())
+            throw wk::error("give --kernel FILE, --ptx FILE or --trace kernelslist.g (see --help)");
         wk::func::isa_kernel k(example::load_program(kernel), wk::gpu::preset_warp_size(preset));
         wk::func::global_memory mem;
         presets.limit(mem);

@@ -74,13 +74,19 @@ public:
         out_ << "#END_TB\n";
     }
 
-    // "op[.mode][.space][.type]": the PTX opcode as the trace's opcode column (mul.wide.s32,
-    // ld.global.f32).
+    // "op[.approx][.mode][.space][.type][.type2]", bar as "bar.sync", "bar.arrive" or
+    // "bar.warp.sync": the PTX opcode as the trace's opcode column (mul.wide.s32,
+    // ld.global.f32, rcp.approx.f32, cvt.f32.s32), with what the unit and latency class of the
+    // instruction depend on (func/ptx_trace_opcodes.hpp reads it back).
     static std::string opcode_text(const ptx::instruction& in) {
         std::string s(ptx::name(in.opcode));
+        if (in.opcode == ptx::op::bar)
+            return s + (in.warp ? ".warp.sync" : in.arrive ? ".arrive" : ".sync");
+        if (in.approx) s += ".approx";
         if (in.mode != ptx::mul_mode::none) s += "." + std::string(ptx::name(in.mode));
-        if (in.sp != ptx::space::none) s += "." + std::string(ptx::name(in.sp));
+        if (!ptx::name(in.sp).empty()) s += "." + std::string(ptx::name(in.sp)); // not generic
         if (in.t != ptx::type::none) s += "." + std::string(ptx::name(in.t));
+        if (in.t2 != ptx::type::none) s += "." + std::string(ptx::name(in.t2));
         return s;
     }
 
