@@ -5,6 +5,7 @@
 // Each subcommand is one add_* function below; main() only registers and dispatches them.
 #include "study.hpp"
 
+#include "../common/command_line.hpp"
 #include "../common/output.hpp"
 
 #include "../common/tool_main.hpp"
@@ -235,13 +236,7 @@ int tool_main(int argc, char** argv) {
     add_predict(app, run);
     add_train(app, run);
     add_study(app, run, example::record_header("warpkit-amoeba", argc, argv));
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        if (e.get_exit_code() == 0) return app.exit(e);
-        std::cerr << "warpkit-amoeba: " << e.what() << " (see --help)\n";
-        return 2;
-    }
+    if (const auto code = example::parse_command_line(app, argc, argv)) return *code;
     try {
         return run();
     } catch (const warpkit::sim_error& e) {

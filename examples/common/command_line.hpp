@@ -15,12 +15,17 @@
 namespace example {
 
 /// Parses `argv` into `app`. Nothing when the tool goes on; otherwise the code to exit with at
-/// once after CLI11 printed what it had to: 0 for --help, 2 for arguments it refused.
+/// once: 0 after --help printed the usage, 2 for arguments CLI11 refused, after one line
+/// `TOOL: what was wrong (see --help)` on stderr, TOOL being argv[0]'s file name.
 [[nodiscard]] inline std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        return app.exit(e) == 0 ? 0 : 2;
+        if (e.get_exit_code() == 0) return app.exit(e);
+        const std::string_view path = argc > 0 && argv[0] != nullptr ? argv[0] : "warpkit";
+        const std::string_view tool = path.substr(path.find_last_of('/') + 1);
+        std::cerr << tool << ": " << e.what() << " (see --help)\n";
+        return 2;
     }
     return std::nullopt;
 }

@@ -493,13 +493,7 @@ int tool_main(int argc, char** argv) {
                    "write the params, one object per rate, the saturation rate and the zero-load "
                    "latency as JSON to this file");
     example::add_progress_flags(app, o.progress);
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        if (e.get_exit_code() == 0) return app.exit(e);
-        std::cerr << "warpkit-noc: " << e.what() << " (see --help)\n";
-        return 2;
-    }
+    if (const auto code = example::parse_command_line(app, argc, argv)) return *code;
     try {
         if (!encode.empty() && !decode.empty())
             throw usage_error("--encode and --decode exclude each other");
