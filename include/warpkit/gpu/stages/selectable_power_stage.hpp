@@ -38,17 +38,19 @@ struct selectable_parts<std::tuple<Ps...>> {
     using stage = std::variant<power_stage<Ps>...>;
     using controllers = gating::controller_span<typename gpu::detail::cluster_policy<Ps>::type...>;
 };
-using selectable_parts_t = selectable_parts<gating::selectable_policies>;
 } // namespace detail
 
 /// Power gating of the INT and FP clusters under the policy `params::policy` names (see the
-/// file comment); the same interface as power_stage.
+/// file comment); the same interface as power_stage. `Policies`: the static policies in
+/// policy_kind order (a template, so that a file that never builds one does not compile the
+/// six stages).
+template <class Policies = gating::selectable_policies>
 class selectable_power_stage {
 public:
     /// The controllers of the clusters, whatever the kind: a range of controller_ref.
-    using controller_span = detail::selectable_parts_t::controllers;
+    using controller_span = typename detail::selectable_parts<Policies>::controllers;
     /// One controller, seen through its const accessors.
-    using controller_type = controller_span::value_type;
+    using controller_type = typename controller_span::value_type;
     /// Whether idle-detect adapts per unit type depends on the kind (adaptive kinds do);
     /// per_type_idle_detect() says so at run time.
     static constexpr bool per_type_idle_detect = false;
@@ -119,7 +121,7 @@ public:
     }
 
 private:
-    using stage_type = detail::selectable_parts_t::stage;
+    using stage_type = typename detail::selectable_parts<Policies>::stage;
 
     template <std::size_t... I>
     [[nodiscard]] static stage_type make_(std::uint32_t sp_count, const gating::params& p,
@@ -142,6 +144,6 @@ private:
 /// gating::selectable, else power_stage<P>.
 template <class P>
 using power_stage_for = std::conditional_t<std::is_same_v<P, gating::selectable>,
-                                           selectable_power_stage, power_stage<P>>;
+                                           selectable_power_stage<>, power_stage<P>>;
 
 } // namespace warpkit::gpu::stages
