@@ -8,6 +8,10 @@
 
 #include <warpkit/core/file.hpp>
 #include <warpkit/core/json.hpp>
+#include <warpkit/core/stats.hpp>
+#include <warpkit/gating/energy.hpp>
+#include <warpkit/gating/params.hpp>
+#include <warpkit/gating/stats.hpp>
 #include <warpkit/gpu/preset_registry.hpp>
 #include <warpkit/power/dvfs.hpp>
 #include <warpkit/power/model.hpp>
@@ -153,6 +157,38 @@ nlohmann::json sharing_record(std::span<const gpu::sm_counters> sms, const gpu::
             {"link_j", e.link},
             {"scoreboard_j", e.scoreboard},
             {"sharing_fraction", reconfig::sharing_fraction(r.run.sharing)}};
+}
+
+// Power gating of the INT and FP clusters over one launch (paper 003), summed over the SMs:
+// per type its clusters, their counters and their static energy in units of one cluster's
+// leakage per cycle (gating::static_energy: cycles not gated plus break-even per gating event).
+nlohmann::json gating_record(std::span<const gpu::sm_counters> sms, const gating::params& p) {
+    nlohmann::json j;
+    for (const std::size_t t : {0, 1}) {
+        gating::stats sum{};
+        std::uint64_t clusters = 0;
+        std::uint64_t static_energy = 0;
+        for (const auto& sm : sms) {
+            const std::size_t per_type = sm.gates.size() / 2; // INT clusters, then FP
+            for (std::size_t k = 0; k < per_type; ++k) {
+                const auto& g = sm.gates[t * per_type + k];
+                static_energy += gating::static_energy(g, p);
+                accumulate(sum, g);
+                ++clusters;
+            }
+        }
+        j[t == 0 ? "int" : "fp"] = {{"clusters", clusters},
+                                    {"cycles", sum.cycles},
+                                    {"static_energy", static_energy},
+                                    {"gated_cycles", sum.gated_cycles()},
+                                    {"compensated_cycles", sum.compensated_cycles},
+                                    {"gating_events", sum.gating_events},
+                                    {"wakeups", sum.wakeups},
+                                    {"negative_events", sum.negative_events},
+                                    {"critical_wakeups", sum.critical_wakeups},
+                                    {"stall_cycles", sum.stall_cycles}};
+    }
+    return j;
 }
 
 nlohmann::json power_record(const example::activity_sampler& s) {
@@ -931,6 +967,9 @@ cudaError_t runtime::launch(function_record& f, dim3 grid, dim3 block, void** ar
         sampler->finish(r.cycles(), r.run.memory);
         power = power_record(*sampler);
         power["front_end_sharing"] = sharing_record(final_counters, dev_.params(), r);
+        // Only a GPU that gates reports it, so runs without gating keep their records.
+        if (dev_.params().sm.gating.policy != gating::policy_kind::no_gating)
+            power["gating"] = gating_record(final_counters, dev_.params().sm.gating);
     }
     report_(f, cfg, r, timed, power);
     return cudaSuccess;

@@ -127,6 +127,8 @@ int tool_main(int argc, char** argv) {
     }
 
     try {
+        // The params report the policy replayed (its --policy names are policy_kind names).
+        warpkit::apply_override(p, "policy=" + policy);
         warpkit::validate(p);
         std::string text;
         std::string source = "<stdin>";

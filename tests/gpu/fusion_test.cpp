@@ -2,8 +2,9 @@
 #include <warpkit/core/error.hpp>
 #include <warpkit/exec/unit_cluster.hpp>
 #include <warpkit/func/isa_functional.hpp>
-#include <warpkit/gpu/invariants.hpp>
+#include <warpkit/gating/policy_kind.hpp>
 #include <warpkit/gpu/fusion.hpp>
+#include <warpkit/gpu/invariants.hpp>
 #include <warpkit/gpu/memory_system.hpp>
 #include <warpkit/gpu/preset_registry.hpp>
 #include <warpkit/gpu/presets.hpp>
@@ -471,4 +472,13 @@ TEST_CASE("split: the SM answers what it cannot do with a named config_error") {
     g.sm.split.group_lanes = 64;
     CHECK_THROWS_WITH_AS(gpu::gpu<gpu::amoeba_48_fused>{g}, doctest::Contains("group_lanes"),
                          config_error);
+    // A split SM's second half is not gated: a split refuses a gating policy.
+    auto gated = with_split(reconfig::split_mode::direct);
+    gated.sm.gating.policy = gating::policy_kind::conventional;
+    const func::isa_kernel k(test::bundled_kernel("vadd.s"), 64);
+    func::global_memory mem;
+    func::load_data(k, mem);
+    gpu::gpu<gpu::amoeba_48_fused> gpu_gated(gated);
+    CHECK_THROWS_WITH_AS(static_cast<void>(gpu_gated.run(k, mem)),
+                         doctest::Contains("power-gating"), config_error);
 }

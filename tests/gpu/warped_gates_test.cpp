@@ -1,22 +1,27 @@
 // The synthetic instruction source, the SM's power-gating wiring, and the directions of the
 // Warped Gates evaluation (paper 003 Section 7) on a small deterministic workload.
 #include <warpkit/core/error.hpp>
+#include <warpkit/core/json.hpp>
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/rng.hpp>
 #include <warpkit/core/stats.hpp>
+#include <warpkit/func/isa_kernel.hpp>
+#include <warpkit/func/synthetic_source.hpp>
 #include <warpkit/gating/adaptive_idle_detect.hpp>
 #include <warpkit/gating/conventional.hpp>
 #include <warpkit/gating/coordinated_blackout.hpp>
 #include <warpkit/gating/energy.hpp>
 #include <warpkit/gating/naive_blackout.hpp>
 #include <warpkit/gating/no_gating.hpp>
+#include <warpkit/gating/policy_kind.hpp>
+#include <warpkit/gating/selectable.hpp>
 #include <warpkit/gpu.hpp>
 #include <warpkit/gpu/sm.hpp>
-#include <warpkit/func/synthetic_source.hpp>
 #include <warpkit/issue/gates.hpp>
 #include <warpkit/issue/lrr.hpp>
 #include <warpkit/issue/two_level.hpp>
 
+#include "bundled_kernels.hpp"
 #include "scripted_source.hpp"
 #include "sm_policies.hpp"
 
@@ -28,6 +33,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace warpkit;
@@ -364,7 +370,8 @@ TEST_CASE_TEMPLATE("SM on a synthetic workload: nothing lost, nothing created; s
     w.barrier_interval = 64; // barriers exercise the source's block bookkeeping too
     const auto r = run<typename T::scheduler, typename T::gating_policy>(w, 3);
     // Every generated instruction issued exactly once.
-    CHECK(r.total == std::uint64_t{w.blocks} * w.warps_per_block * func::synthetic_stream_length(w));
+    CHECK(r.total ==
+          std::uint64_t{w.blocks} * w.warps_per_block * func::synthetic_stream_length(w));
     CHECK(r.generated == r.total);
     CHECK(r.executed == r.total);
     CHECK(r.sm.warp_instructions == r.total);
@@ -561,4 +568,127 @@ TEST_CASE("SM gating, hand-computed: a wakeup delays the instruction by the wake
     CHECK(naive.gates[1].negative_events == 0);
     CHECK(naive.gates[0].wakeups == 0);
     CHECK(naive.gates[0].negative_events == 0);
+}
+
+namespace {
+
+// Everything a gated run counts, as text: the SM counters, every controller's counters and
+// idle-detect threshold, and the per-type adaptation.
+std::string gating_record(const run_result& r) {
+    std::string out = std::to_string(r.cycles) + " " + stats_to_json(r.sm).dump();
+    for (std::size_t c = 0; c < r.gates.size(); ++c)
+        out += "\n" + stats_to_json(r.gates[c]).dump() + " " + std::to_string(r.idle_detect[c]);
+    for (const auto& a : r.adaptation)
+        out += "\n" + stats_to_json(a).dump();
+    return out;
+}
+
+// A GTX480 whose gating policy is fixed at compile time to `Gating`: the reference a preset
+// run with that policy chosen by params (sm.gating.policy) must match.
+template <class Gating>
+struct fermi_with_static_gating : gpu::fermi_gtx480 {
+    using gating_policy = Gating;
+};
+
+// The whole run_stats of `program` on GPU type G with params `params`, then every SM's
+// controllers and adaptation counters.
+template <class G>
+std::string preset_gating_record(const isa::program& program, const gpu::gpu_params& params) {
+    func::isa_kernel k(program);
+    func::global_memory mem;
+    func::load_data(k, mem);
+    gpu::gpu<G> g(params);
+    std::string controllers;
+    const auto rs = g.run(k, mem, [&](const auto& sm) {
+        for (const auto& c : sm.gates())
+            controllers +=
+                "\n" + stats_to_json(c.stats()).dump() + " " + std::to_string(c.idle_detect()) +
+                " " +
+                std::string(
+                    enum_names<gating::power_state>::names[static_cast<std::size_t>(c.state())]);
+        for (const auto u : {isa::unit_class::int_alu, isa::unit_class::fp})
+            controllers += "\n" + stats_to_json(sm.adaptation(u)).dump() + " " +
+                           std::to_string(sm.idle_detect(u));
+    });
+    return stats_to_json(rs).dump() + controllers;
+}
+
+// Kind K chosen by params, on one SM (synthetic workload) and on the fermi_gtx480 preset
+// (bundled kernels, GATES scheduling), against the static policy type of K. Returns the
+// preset records (for telling the kinds apart).
+template <gating::policy_kind K>
+std::vector<std::string> check_gating_same_as_static() {
+    using static_policy = gating::policy_of_kind<K>;
+    CAPTURE(enum_names<gating::policy_kind>::names[static_cast<std::size_t>(K)]);
+    auto sp = study_sm();
+    sp.gating.policy = K;
+    const auto w = small_workload();
+    CHECK(gating_record(run<gates, gating::selectable>(w, 2, sp)) ==
+          gating_record(run<gates, static_policy>(w, 2, sp)));
+
+    auto chosen = gpu::fermi_gtx480::params();
+    chosen.scheduler.kind = issue::scheduler_kind::gates_lrr;
+    chosen.sm.gating.policy = K;
+    auto fixed_params = chosen;
+    fixed_params.sm.gating.policy = gating::policy_kind::no_gating; // the type decides
+    std::vector<std::string> records;
+    for (const std::string name : {"matmul.s", "histogram.s", "bfs.s"}) {
+        CAPTURE(name);
+        const auto program = test::bundled_kernel(name);
+        records.push_back(preset_gating_record<gpu::fermi_gtx480>(program, chosen));
+        CHECK(records.back() ==
+              preset_gating_record<fermi_with_static_gating<static_policy>>(program, fixed_params));
+    }
+    // The static type reports its kind.
+    const gpu::gpu<fermi_with_static_gating<static_policy>> g(fixed_params);
+    CHECK(g.params().sm.gating.policy == K);
+    return records;
+}
+
+} // namespace
+
+TEST_CASE("a gating policy chosen by params gates exactly as its static policy type") {
+    using k = gating::policy_kind;
+    const std::vector<std::vector<std::string>> records = {
+        check_gating_same_as_static<k::no_gating>(),
+        check_gating_same_as_static<k::conventional>(),
+        check_gating_same_as_static<k::naive_blackout>(),
+        check_gating_same_as_static<k::coordinated_blackout>(),
+        check_gating_same_as_static<k::adaptive>(),
+        check_gating_same_as_static<k::adaptive_coordinated_blackout>()};
+    // The kinds differ from each other on some kernel, so the checks above tell them apart.
+    for (std::size_t a = 0; a < records.size(); ++a)
+        for (std::size_t b = a + 1; b < records.size(); ++b) {
+            CAPTURE(a);
+            CAPTURE(b);
+            CHECK(records[a] != records[b]);
+        }
+    // The presets do not gate unless asked to.
+    CHECK(gpu::fermi_gtx480::params().sm.gating.policy == k::no_gating);
+    CHECK(gpu::amoeba_48_fused::params().sm.gating.policy == k::no_gating);
+}
+
+TEST_CASE("a preset's gating policy changes its cycles and wakeups") {
+    const auto program = test::bundled_kernel("matmul.s");
+    const auto cycles_and_wakeups = [&](gating::policy_kind kind) {
+        auto p = gpu::fermi_gtx480::params();
+        p.sm.gating.policy = kind;
+        func::isa_kernel k(program);
+        func::global_memory mem;
+        func::load_data(k, mem);
+        gpu::gpu<gpu::fermi_gtx480> g(p);
+        std::uint64_t wakeups = 0;
+        const auto rs = g.run(k, mem, [&](const auto& sm) {
+            for (const auto& c : sm.gates())
+                wakeups += c.stats().wakeups;
+        });
+        return std::pair{rs.cycles, wakeups};
+    };
+    const auto none = cycles_and_wakeups(gating::policy_kind::no_gating);
+    const auto conv = cycles_and_wakeups(gating::policy_kind::conventional);
+    const auto naive = cycles_and_wakeups(gating::policy_kind::naive_blackout);
+    CHECK(none.second == 0);
+    CHECK(conv.second > 0);
+    CHECK(conv.first > none.first);
+    CHECK(naive.second < conv.second); // Blackout waits out break-even instead of waking
 }

@@ -4,6 +4,7 @@
 
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/reflect.hpp>
+#include <warpkit/gating/policy_kind.hpp>
 
 #include <cstdint>
 #include <string>
@@ -43,13 +44,17 @@ struct params {
     std::uint32_t break_even = 14;
     std::uint32_t wakeup_delay = 3;
     adaptive_params adaptive{};
+    /// The policy an SM whose gating policy is gating::selectable (every preset's) runs. A
+    /// controller of a static policy type ignores it; a GPU built with a static gating policy
+    /// reports that type's kind here.
+    policy_kind policy = policy_kind::no_gating;
 
     void validate() const {
         check_range("idle_detect", idle_detect, 1u, 65535u);
         check_range("break_even", break_even, 1u, 65535u);
         check_range("wakeup_delay", wakeup_delay, 1u, 65535u);
     }
-    WARPKIT_FIELDS(params, idle_detect, break_even, wakeup_delay, adaptive)
+    WARPKIT_FIELDS(params, idle_detect, break_even, wakeup_delay, adaptive, policy)
 };
 
 } // namespace warpkit::gating

@@ -11,6 +11,7 @@
 #include <warpkit/func/global_memory.hpp>
 #include <warpkit/func/isa_kernel.hpp>
 #include <warpkit/func/isa_source.hpp>
+#include <warpkit/gating/selectable.hpp>
 #include <warpkit/gpu/cta_dispatcher.hpp>
 #include <warpkit/gpu/memory_params.hpp>
 #include <warpkit/gpu/memory_stats.hpp>
@@ -332,9 +333,10 @@ public:
 
 private:
     // The params as this GPU runs them: a static scheduler type's kind replaces p.scheduler's
-    // where it is one of the selectable kinds, a static stack type's kind p.simt_stack and a
-    // static coalescer type's kind p.sm.coalescer (params() then says what really schedules,
-    // reconverges and coalesces).
+    // where it is one of the selectable kinds, a static stack type's kind p.simt_stack, a
+    // static coalescer type's kind p.sm.coalescer and a static gating policy's kind
+    // p.sm.gating.policy (params() then says what really schedules, reconverges, coalesces
+    // and gates).
     [[nodiscard]] static gpu_params reported(gpu_params p) {
         if constexpr (!selectable_scheduler) {
             const auto& names = enum_names<issue::scheduler_kind>::names;
@@ -343,6 +345,7 @@ private:
                     p.scheduler.kind = static_cast<issue::scheduler_kind>(i);
         }
         p.sm.coalescer = mem::kind_of<typename Policies::coalescer>(p.sm.coalescer);
+        p.sm.gating.policy = gating::kind_of<typename Policies::gating_policy>(p.sm.gating.policy);
         if constexpr (!selectable_stack)
             p.simt_stack =
                 simt::sync_point_stack<stack_type> ? simt::stack_kind::ssy : simt::stack_kind::pdom;

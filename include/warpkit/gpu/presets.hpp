@@ -3,7 +3,7 @@
 /// GPU presets: a Policies struct (which parts) plus default params (which numbers) for the
 /// machines of the papers.
 
-#include <warpkit/gating/no_gating.hpp>
+#include <warpkit/gating/selectable.hpp>
 #include <warpkit/gpu/fusion.hpp>
 #include <warpkit/gpu/gpu.hpp>
 #include <warpkit/issue/selectable.hpp>
@@ -62,14 +62,15 @@ inline void warp_in_rows(exec::timing_params& t, std::uint32_t rows) {
         op->initiation_interval = rows;
 }
 
-/// The parts every preset names: 32-thread warps without power gating, and its own warp stack,
-/// warp scheduler and coalescer.
+/// The parts every preset names: 32-thread warps, power gating as the params choose
+/// (sm.gating.policy, no_gating unless set), and its own warp stack, warp scheduler and
+/// coalescer.
 template <class Stack, class Scheduler, class Coalescer>
 struct preset_parts {
     static constexpr std::size_t warp_size = 32;
     using stack = Stack;
     using scheduler = Scheduler;
-    using gating_policy = gating::no_gating;
+    using gating_policy = gating::selectable;
     using coalescer = Coalescer;
 };
 

@@ -21,6 +21,8 @@
 #include <warpkit/core/params.hpp>
 #include <warpkit/func/instruction_source.hpp>
 #include <warpkit/gating/no_gating.hpp>
+#include <warpkit/gating/policy_kind.hpp>
+#include <warpkit/gating/selectable.hpp>
 #include <warpkit/gpu/cluster_member.hpp>
 #include <warpkit/gpu/memory_message.hpp>
 #include <warpkit/gpu/memory_params.hpp>
@@ -30,6 +32,7 @@
 #include <warpkit/gpu/stages/issue_stage.hpp>
 #include <warpkit/gpu/stages/ldst_stage.hpp>
 #include <warpkit/gpu/stages/power_stage.hpp>
+#include <warpkit/gpu/stages/selectable_power_stage.hpp>
 #include <warpkit/gpu/stages/sharing_slot.hpp>
 #include <warpkit/gpu/stages/sm_params.hpp>
 #include <warpkit/gpu/stages/split_slot.hpp>
@@ -86,7 +89,8 @@ consteval bool wants_dynamic_split() {
 } // namespace detail
 
 /// One SM. `Policies` names the parts: `warp_size`, `scheduler` (one scheduler; the SM runs
-/// a bank of them), `gating_policy` (gating::no_gating to disable gating), `coalescer`, and
+/// a bank of them), `gating_policy` (gating::no_gating to disable gating, gating::selectable
+/// to gate as sm_params::gating.policy says), `coalescer`, and
 /// optionally `front_end_sharing` and `dynamic_split` (bool, default true: false leaves the
 /// slot empty) and `scoreboard_registers` (registers per warp the scoreboard tracks, default
 /// 64; the SM tracks one fewer, the last id being the ISA's zero register in SASS and beyond
@@ -97,10 +101,12 @@ class sm {
 public:
     static constexpr std::size_t warp_size = Policies::warp_size;
     using scheduler_bank_type = issue::scheduler_bank<typename Policies::scheduler>;
-    using power_stage_type = stages::power_stage<typename Policies::gating_policy>;
-    /// Controller of one INT or FP cluster (adaptive idle-detect runs as shared_idle_detect).
+    using power_stage_type = stages::power_stage_for<typename Policies::gating_policy>;
+    /// Controller of one INT or FP cluster (adaptive idle-detect runs as shared_idle_detect);
+    /// with gating::selectable, a controller_ref to the chosen policy's controller.
     using gating_controller = typename power_stage_type::controller_type;
-    /// True when idle-detect adapts per unit type (one register for the clusters of a type).
+    /// True when idle-detect adapts per unit type (one register for the clusters of a type);
+    /// with gating::selectable the kind decides at run time (false here).
     static constexpr bool per_type_idle_detect = power_stage_type::per_type_idle_detect;
     using coalescer_type = typename Policies::coalescer;
     using params_type = sm_params;
@@ -115,9 +121,11 @@ public:
     using payload = stages::basic_payload<operands_type>;
     /// True when the source can cut warps (a split needs it).
     static constexpr bool splittable = stages::splittable_source<Source, warp_size>;
-    /// True when the SM power-gates its clusters (a split SM's second half is not gated).
+    /// True when the SM power-gates its clusters under a static policy (a split SM's second
+    /// half is not gated); with gating::selectable its params decide (gates_clusters()).
     static constexpr bool gated =
-        !std::is_same_v<typename Policies::gating_policy, gating::no_gating>;
+        !std::is_same_v<typename Policies::gating_policy, gating::no_gating> &&
+        !std::is_same_v<typename Policies::gating_policy, gating::selectable>;
     /// The front-end sharing slot.
     using sharing_type =
         std::conditional_t<detail::wants_front_end_sharing<Policies>(), stages::front_end_sharing<>,
@@ -144,7 +152,16 @@ public:
             w.ibuf.reserve(p_.ibuffer_depth);
         writeback_.results().reserve(std::size_t{p_.contexts()} * 4);
         if (p_.split.mode != reconfig::split_mode::off)
-            stages::check_split<warp_size>(p_, splittable, gated, split_type::available);
+            stages::check_split<warp_size>(p_, splittable, gates_clusters(), split_type::available);
+    }
+
+    /// True when the SM power-gates its clusters: `gated`, or with gating::selectable a
+    /// policy other than no_gating in its params.
+    [[nodiscard]] bool gates_clusters() const noexcept {
+        if constexpr (std::is_same_v<typename Policies::gating_policy, gating::selectable>)
+            return p_.gating.policy != gating::policy_kind::no_gating;
+        else
+            return gated;
     }
 
     /// Block slots free for a new block.
@@ -324,10 +341,10 @@ public:
     }
     [[nodiscard]] const scheduler_bank_type& schedulers() const noexcept { return sched_; }
     [[nodiscard]] const scoreboard_type& scoreboard() const noexcept { return scoreboard_; }
-    /// Gating controllers of the INT clusters (0 .. sp_count-1) then the FP clusters.
-    [[nodiscard]] const std::vector<gating_controller>& gates() const noexcept {
-        return power_.gates();
-    }
+    /// Gating controllers of the INT clusters (0 .. sp_count-1) then the FP clusters: a
+    /// `const std::vector<gating_controller>&`, or with gating::selectable a
+    /// gating::controller_span of them.
+    [[nodiscard]] decltype(auto) gates() const noexcept { return power_.gates(); }
     /// The idle-detect threshold in force for unit type `u` (int_alu or fp).
     [[nodiscard]] std::uint32_t idle_detect(isa::unit_class u) const {
         return power_.idle_detect(u);
