@@ -57,3 +57,20 @@ TEST_CASE("power CSV: NaN, infinity and text where a number belongs") {
     CHECK(points_error("frequency,power\n1e999,1\n") == "F.csv:2:1: '1e999' is not a number");
     CHECK(points_error("frequency,power\n700MHz,1\n") == "F.csv:2:1: '700MHz' is not a number");
 }
+
+TEST_CASE("power CSV: an unknown component, negative activity or power, a frequency <= 0") {
+    CHECK(lse_error("int_alu,bogus\n1,2\n", "power\n1\n") ==
+          "A.csv:1:9: unknown component 'bogus' (known: front_end, icache, scheduler, rf_banks, "
+          "operand_collectors, rf_crossbar, shared_memory, shared_crossbar, l1d, const_cache, "
+          "tex_cache, coalescer, int_alu, fp, sfu, pipeline, l2, noc, mem_ctrl, dram)");
+    CHECK(lse_error("int_alu,fp\n1,2\n3, -1\n", "power\n1\n2\n") ==
+          "A.csv:3:4: negative activity -1.000000 in column 'fp'");
+    CHECK(lse_error("int_alu\n1\n", "power\n-5\n") ==
+          "P.csv:2:1: negative power -5.000000 in column 'power'");
+    CHECK(points_error("frequency,power\n700,10\n800,-1\n") ==
+          "F.csv:3:5: negative frequency and power -1.000000 in column 'power'");
+    CHECK(points_error("frequency,power\n700,10\n0,5\n") ==
+          "F.csv:3:1: frequency 0.000000 is not positive");
+    CHECK(points_error("frequency,power\n-700,10\n800,5\n") ==
+          "F.csv:2:1: negative frequency and power -700.000000 in column 'frequency'");
+}

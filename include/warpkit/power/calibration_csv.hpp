@@ -8,6 +8,7 @@
 #include <warpkit/core/error.hpp>
 #include <warpkit/power/calibration.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstddef>
@@ -22,8 +23,10 @@ namespace warpkit::power {
 /// A parsed CSV table of numbers.
 struct csv_table {
     std::vector<std::string> header;
-    std::vector<double> values;     ///< rows x header.size(), row-major
-    std::vector<std::size_t> lines; ///< source line of each row (1-based)
+    std::vector<double> values;              ///< rows x header.size(), row-major
+    std::vector<std::size_t> lines;          ///< source line of each row (1-based)
+    std::vector<std::size_t> header_columns; ///< source column of each header name (1-based)
+    std::vector<std::size_t> columns;        ///< source column of each value, as `values`
     [[nodiscard]] std::size_t rows() const noexcept { return lines.size(); }
     [[nodiscard]] std::size_t cols() const noexcept { return header.size(); }
     [[nodiscard]] double at(std::size_t r, std::size_t c) const {
@@ -60,6 +63,18 @@ split_fields(std::string_view line) {
 }
 } // namespace detail
 
+namespace detail {
+// Throws a parse_error at the first negative value of `t` (what: what the values are).
+inline void require_non_negative(const csv_table& t, const std::string& file,
+                                 std::string_view what) {
+    for (std::size_t i = 0; i < t.values.size(); ++i)
+        if (t.values[i] < 0)
+            throw parse_error(file, t.lines[i / t.cols()], t.columns[i],
+                              "negative " + std::string(what) + " " + std::to_string(t.values[i]) +
+                                  " in column '" + t.header[i % t.cols()] + "'");
+}
+} // namespace detail
+
 /// Parses `text` (the contents of `file`). Blank lines are skipped.
 [[nodiscard]] inline csv_table parse_csv_table(std::string_view text, const std::string& file) {
     csv_table t;
@@ -82,6 +97,7 @@ split_fields(std::string_view line) {
                         throw parse_error(file, line_no, col,
                                           "duplicate column name '" + std::string(f) + "'");
                 t.header.emplace_back(f);
+                t.header_columns.push_back(col);
             }
             have_header = true;
             continue;
@@ -99,6 +115,7 @@ split_fields(std::string_view line) {
                 throw parse_error(file, line_no, col,
                                   "'" + std::string(f) + "' is not a finite number");
             t.values.push_back(v);
+            t.columns.push_back(col);
         }
         t.lines.push_back(line_no);
     }
@@ -125,6 +142,19 @@ split_fields(std::string_view line) {
                           activity_file + " has " + std::to_string(a.rows()) + " benchmarks but " +
                               measured_file + " has " + std::to_string(p.rows()));
     }
+    // The columns are the model's components (their modelled dynamic power, W): any other
+    // name would fit a factor that applies to nothing, and power is never negative.
+    const std::vector<std::string> known = component_names();
+    for (std::size_t c = 0; c < a.cols(); ++c)
+        if (std::find(known.begin(), known.end(), a.header[c]) == known.end()) {
+            std::string list;
+            for (const auto& k : known)
+                list += (list.empty() ? "" : ", ") + k;
+            throw parse_error(activity_file, 1, a.header_columns[c],
+                              "unknown component '" + a.header[c] + "' (known: " + list + ")");
+        }
+    detail::require_non_negative(a, activity_file, "activity");
+    detail::require_non_negative(p, measured_file, "power");
     lse_problem prob;
     prob.names = a.header;
     prob.a = a.values;
@@ -138,6 +168,11 @@ read_frequency_points(std::string_view text, const std::string& file) {
     const csv_table t = parse_csv_table(text, file);
     if (t.cols() != 2 || t.header[0] != "frequency" || t.header[1] != "power")
         throw parse_error(file, 1, 1, "expected the header 'frequency,power'");
+    detail::require_non_negative(t, file, "frequency and power");
+    for (std::size_t r = 0; r < t.rows(); ++r)
+        if (!(t.at(r, 0) > 0))
+            throw parse_error(file, t.lines[r], t.columns[r * t.cols()],
+                              "frequency " + std::to_string(t.at(r, 0)) + " is not positive");
     std::pair<std::vector<double>, std::vector<double>> out;
     for (std::size_t r = 0; r < t.rows(); ++r) {
         out.first.push_back(t.at(r, 0));
