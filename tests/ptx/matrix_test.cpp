@@ -108,8 +108,8 @@ std::vector<std::uint8_t> store_matrix(const matrix& m, const std::string& forma
     std::vector<std::uint8_t> out(std::size_t{lines} * stride * size, 0);
     for (unsigned r = 0; r < m.rows; ++r)
         for (unsigned c = 0; c < m.cols; ++c) {
-            const std::size_t i = layout == "row" ? std::size_t{r} * stride + c
-                                                  : std::size_t{c} * stride + r;
+            const std::size_t i =
+                layout == "row" ? std::size_t{r} * stride + c : std::size_t{c} * stride + r;
             const std::uint32_t bits = encode(format, m.at(r, c));
             std::memcpy(out.data() + i * size, &bits, size);
         }
@@ -121,8 +121,8 @@ matrix load_matrix(const std::vector<std::uint8_t>& raw, unsigned rows, unsigned
     const unsigned size = element_size(format);
     for (unsigned r = 0; r < rows; ++r)
         for (unsigned c = 0; c < cols; ++c) {
-            const std::size_t i = layout == "row" ? std::size_t{r} * stride + c
-                                                  : std::size_t{c} * stride + r;
+            const std::size_t i =
+                layout == "row" ? std::size_t{r} * stride + c : std::size_t{c} * stride + r;
             std::uint32_t bits = 0;
             std::memcpy(&bits, raw.data() + i * size, size);
             m.at(r, c) = decode(format, bits);
@@ -172,8 +172,8 @@ run_result run_kernel(const ptx::module& m, const std::string& entry,
 run_result run_kernel(const std::string& text, const std::string& entry,
                       const std::vector<std::vector<std::uint8_t>>& inputs, std::size_t out_bytes,
                       unsigned blocks, unsigned threads, bool timed = true) {
-    return run_kernel(ptx::parse_ptx(text, "matrix.ptx"), entry, inputs, out_bytes, blocks,
-                      threads, {}, timed);
+    return run_kernel(ptx::parse_ptx(text, "matrix.ptx"), entry, inputs, out_bytes, blocks, threads,
+                      {}, timed);
 }
 
 // --- wmma -----------------------------------------------------------------------------------
@@ -198,7 +198,7 @@ std::string fragment(const char* prefix, unsigned first, unsigned count) {
 
 // One warp per tile: tile t of each matrix at t x (16 x stride) elements.
 std::string wmma_kernel(const wmma_case& c) {
-    const std::string stride = c.stride_operand.empty() ? ""
+    const std::string stride = c.stride_operand.empty()   ? ""
                                : c.stride_operand == "%r" ? ", %r4"
                                                           : ", " + c.stride_operand;
     const auto accumulator = [](const std::string& type, unsigned first) {
@@ -216,19 +216,27 @@ std::string wmma_kernel(const wmma_case& c) {
          "ld.param.u64 %rd4, [pd];\n"
          "mov.u32 %r1, %tid.x; shr.u32 %r1, %r1, 5; mov.u32 %r2, %ctaid.x; "
          "mov.u32 %r3, %ntid.x; shr.u32 %r3, %r3, 5; mad.lo.s32 %r1, %r2, %r3, %r1;\n"
-         "mov.u32 %r4, " + std::to_string(c.stride) + ";\n"
-         "mul.wide.u32 %rd5, %r1, " + tile_bytes("f16") + "; add.s64 %rd6, %rd1, %rd5; "
+         "mov.u32 %r4, " +
+         std::to_string(c.stride) +
+         ";\n"
+         "mul.wide.u32 %rd5, %r1, " +
+         tile_bytes("f16") +
+         "; add.s64 %rd6, %rd1, %rd5; "
          "add.s64 %rd7, %rd2, %rd5;\n"
-         "mul.wide.u32 %rd8, %r1, " + tile_bytes(c.c_type) + "; add.s64 %rd9, %rd3, %rd8;\n"
-         "mul.wide.u32 %rd10, %r1, " + tile_bytes(c.d_type) + "; add.s64 %rd11, %rd4, %rd10;\n";
+         "mul.wide.u32 %rd8, %r1, " +
+         tile_bytes(c.c_type) +
+         "; add.s64 %rd9, %rd3, %rd8;\n"
+         "mul.wide.u32 %rd10, %r1, " +
+         tile_bytes(c.d_type) + "; add.s64 %rd11, %rd4, %rd10;\n";
     if (c.shared_a) { // the warp copies its A tile (16 x 16 halves, unit stride) to shared
         s += "mov.u32 %r5, %tid.x; and.b32 %r5, %r5, 31; mul.wide.u32 %rd12, %r5, 16;\n"
              "add.s64 %rd13, %rd6, %rd12; ld.global.v4.b32 {%r6, %r7, %r8, %r9}, [%rd13];\n"
              "cvt.u32.u64 %r10, %rd12; mov.u32 %r11, tile_a; add.s32 %r11, %r11, %r10;\n"
              "st.shared.v4.b32 [%r11], {%r6, %r7, %r8, %r9};\nbar.sync 0;\n"
              "mov.u32 %r11, tile_a;\n"
-             "wmma.load.a.sync.aligned." + c.a_layout + ".m16n16k16.shared.f16 " +
-             fragment("%r", 30, 8) + ", [%r11]" + stride + ";\n";
+             "wmma.load.a.sync.aligned." +
+             c.a_layout + ".m16n16k16.shared.f16 " + fragment("%r", 30, 8) + ", [%r11]" + stride +
+             ";\n";
     } else {
         s += "wmma.load.a.sync.aligned." + c.a_layout + ".m16n16k16.global.f16 " +
              fragment("%r", 30, 8) + ", [%rd6]" + stride + ";\n";
@@ -237,8 +245,8 @@ std::string wmma_kernel(const wmma_case& c) {
          ", [%rd7]" + stride + ";\n";
     s += "wmma.load.c.sync.aligned." + c.c_layout + ".m16n16k16.global." + c.c_type + " " +
          accumulator(c.c_type, 0) + ", [%rd9]" + stride + ";\n";
-    s += "wmma.mma.sync.aligned." + c.a_layout + "." + c.b_layout + ".m16n16k16." + c.d_type +
-         "." + c.c_type + " " + accumulator(c.d_type, c.d_type == c.c_type ? 8 : 0) + ", " +
+    s += "wmma.mma.sync.aligned." + c.a_layout + "." + c.b_layout + ".m16n16k16." + c.d_type + "." +
+         c.c_type + " " + accumulator(c.d_type, c.d_type == c.c_type ? 8 : 0) + ", " +
          fragment("%r", 30, 8) + ", " + fragment("%r", 38, 8) + ", " + accumulator(c.c_type, 0) +
          ";\n";
     s += "wmma.store.d.sync.aligned." + c.d_layout + ".m16n16k16.global." + c.d_type +
@@ -266,13 +274,13 @@ run_result check_wmma(const wmma_case& c, unsigned tiles, unsigned blocks, bool 
         rc.insert(rc.end(), pc.begin(), pc.end());
     }
     const std::size_t d_tile = std::size_t{16} * c.stride * element_size(c.d_type);
-    const run_result r =
-        run_kernel(wmma_kernel(c), "wmma_tile", {ra, rb, rc}, d_tile * tiles, blocks,
-                   32 * tiles / blocks, timed);
+    const run_result r = run_kernel(wmma_kernel(c), "wmma_tile", {ra, rb, rc}, d_tile * tiles,
+                                    blocks, 32 * tiles / blocks, timed);
     if (timed) CHECK(r.timed == r.functional);
     for (unsigned t = 0; t < tiles; ++t) {
         const std::vector<std::uint8_t> raw(r.functional.begin() + static_cast<long>(t * d_tile),
-                                            r.functional.begin() + static_cast<long>((t + 1) * d_tile));
+                                            r.functional.begin() +
+                                                static_cast<long>((t + 1) * d_tile));
         const matrix got = load_matrix(raw, 16, 16, c.d_type, c.d_layout, c.stride);
         const matrix want = multiply(a[t], b[t], cm[t]);
         for (unsigned i = 0; i < 16; ++i)
@@ -284,8 +292,9 @@ run_result check_wmma(const wmma_case& c, unsigned tiles, unsigned blocks, bool 
                     CHECK(got.at(i, j) == want.at(i, j));
                 } else {
                     // 16 f32 additions, then (f16 D) one rounding to half precision.
-                    const double bound = 17 * std::ldexp(magnitude(a[t], b[t], cm[t], i, j), -24) +
-                                         (c.d_type == "f16" ? std::ldexp(std::fabs(want.at(i, j)), -11) : 0.0);
+                    const double bound =
+                        17 * std::ldexp(magnitude(a[t], b[t], cm[t], i, j), -24) +
+                        (c.d_type == "f16" ? std::ldexp(std::fabs(want.at(i, j)), -11) : 0.0);
                     CHECK(std::fabs(got.at(i, j) - want.at(i, j)) <= bound);
                 }
             }
@@ -301,7 +310,9 @@ struct mma_case {
     [[nodiscard]] unsigned k() const { return shape == "m16n8k8" ? 8 : 16; }
     [[nodiscard]] unsigned a_registers() const { return k() == 8 ? 2 : 4; }
     [[nodiscard]] unsigned b_registers() const { return k() == 8 ? 1 : 2; }
-    [[nodiscard]] static unsigned registers(const std::string& type) { return type == "f32" ? 4 : 2; }
+    [[nodiscard]] static unsigned registers(const std::string& type) {
+        return type == "f32" ? 4 : 2;
+    }
 };
 
 // The PTX ISA's fragment tables ("Matrix Fragments for mma.m16n8k8 / mma.m16n8k16"), as
@@ -388,7 +399,8 @@ run_result check_mma(const mma_case& c, bool exact, std::mt19937& rng) {
                                    [&](unsigned lane, unsigned i) { return isa_b(k, lane, i); });
     const auto rc = pack_fragments(cm, c.c_type, 4, isa_c);
     const unsigned d_regs = mma_case::registers(c.d_type);
-    const run_result r = run_kernel(mma_kernel(c), "mma_tile", {ra, rb, rc}, 32 * 4 * d_regs, 1, 32);
+    const run_result r =
+        run_kernel(mma_kernel(c), "mma_tile", {ra, rb, rc}, 32 * 4 * d_regs, 1, 32);
     CHECK(r.timed == r.functional);
     const matrix want = multiply(a, b, cm);
     const unsigned per = c.d_type == "f32" ? 1 : 2;
@@ -403,8 +415,9 @@ run_result check_mma(const mma_case& c, bool exact, std::mt19937& rng) {
             if (exact) {
                 CHECK(got == want.at(p.row, p.col));
             } else {
-                const double bound = (k + 1) * std::ldexp(magnitude(a, b, cm, p.row, p.col), -24) +
-                                     (c.d_type == "f16" ? std::ldexp(std::fabs(want.at(p.row, p.col)), -11) : 0.0);
+                const double bound =
+                    (k + 1) * std::ldexp(magnitude(a, b, cm, p.row, p.col), -24) +
+                    (c.d_type == "f16" ? std::ldexp(std::fabs(want.at(p.row, p.col)), -11) : 0.0);
                 CHECK(std::fabs(got - want.at(p.row, p.col)) <= bound);
             }
         }
@@ -466,9 +479,9 @@ TEST_CASE("wmma: arbitrary f16 inputs within the f32 accumulation bound") {
 TEST_CASE("mma.sync: m16n8k8 and m16n8k16 tiles with the ISA's fragment layouts") {
     std::mt19937 rng(4);
     const mma_case cases[] = {
-        {"m16n8k8", "f16", "f32", "f32"},   {"m16n8k8", "bf16", "f32", "f32"},
-        {"m16n8k16", "f16", "f32", "f32"},  {"m16n8k16", "bf16", "f32", "f32"},
-        {"m16n8k16", "f16", "f16", "f16"},  {"m16n8k8", "f16", "f16", "f16"},
+        {"m16n8k8", "f16", "f32", "f32"},  {"m16n8k8", "bf16", "f32", "f32"},
+        {"m16n8k16", "f16", "f32", "f32"}, {"m16n8k16", "bf16", "f32", "f32"},
+        {"m16n8k16", "f16", "f16", "f16"}, {"m16n8k8", "f16", "f16", "f16"},
     };
     for (const auto& c : cases) {
         CAPTURE(c.shape);
@@ -523,7 +536,8 @@ TEST_CASE("wmma / mma.sync: only a whole warp runs them; addresses must be align
 
 TEST_CASE("wmma / mma.sync: parse errors at file:line:column") {
     const auto body = [](const std::string& line) {
-        return ".version 9.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
+        return ".version 9.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 "
+               "p)\n{\n"
                ".reg .b32 %r<20>; .reg .f32 %f<20>; .reg .b64 %rd<4>; .reg .b16 %h<4>;\n" +
                line + "\nret;\n}\n";
     };
@@ -549,8 +563,8 @@ TEST_CASE("wmma / mma.sync: parse errors at file:line:column") {
          "'.sync' (supported: .sync)"},
         {"wmma.load.c.sync.aligned.row.m16n16k16", 1,
          "'wmma.load.c.sync.aligned.row.m16n16k16' needs the type (.f16, .f32)"},
-        {"wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32.satfinite " + f8 + ", " + a8 + ", " +
-             a8 + ", " + f8 + ";",
+        {"wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32.satfinite " + f8 + ", " + a8 + ", " + a8 +
+             ", " + f8 + ";",
          48,
          "unsupported instruction 'wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32.satfinite': "
          "unexpected '.satfinite'"},

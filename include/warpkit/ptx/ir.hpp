@@ -340,9 +340,8 @@ struct operand {
     std::uint32_t index = no_index;
     std::int64_t offset = 0;
     std::uint8_t count = 0; ///< vector elements
-    std::array<std::uint32_t, max_vector_elements> elements{no_index, no_index, no_index,
-                                                            no_index, no_index, no_index,
-                                                            no_index, no_index};
+    std::array<std::uint32_t, max_vector_elements> elements{no_index, no_index, no_index, no_index,
+                                                            no_index, no_index, no_index, no_index};
     friend bool operator==(const operand&, const operand&) = default;
 };
 

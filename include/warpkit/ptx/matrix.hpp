@@ -75,7 +75,8 @@ struct matrix_dims {
 }
 
 /// The element format of the fragment of matrix `r`.
-[[nodiscard]] constexpr matrix_format fragment_format(const matrix_form& f, matrix_role r) noexcept {
+[[nodiscard]] constexpr matrix_format fragment_format(const matrix_form& f,
+                                                      matrix_role r) noexcept {
     switch (r) {
     case matrix_role::a:
     case matrix_role::b:
@@ -116,9 +117,8 @@ struct matrix_position {
 
 /// Where element `e` of lane `lane`'s fragment of matrix `r` lies (see the file comment);
 /// `layout`: for wmma's A and B, the layout the fragment was loaded with.
-[[nodiscard]] constexpr matrix_position fragment_position(op o, matrix_role r,
-                                                          matrix_layout layout, unsigned lane,
-                                                          unsigned e) noexcept {
+[[nodiscard]] constexpr matrix_position fragment_position(op o, matrix_role r, matrix_layout layout,
+                                                          unsigned lane, unsigned e) noexcept {
     const bool input = r == matrix_role::a || r == matrix_role::b;
     if (o != op::mma) {
         if (!input) return {lane / 2, 8 * (lane % 2) + e};
@@ -254,7 +254,8 @@ void multiply_accumulate(const instruction& in, Read&& read, Write&& write) {
         for (unsigned lane = lanes; lane-- > 0;)
             for (unsigned e = 0; e < o.count * per; ++e) {
                 const std::uint64_t bits = read(o.elements[e / per], lane) >> (16 * (e % per));
-                const matrix_position at = fragment_position(in.opcode, roles[m], layouts[m], lane, e);
+                const matrix_position at =
+                    fragment_position(in.opcode, roles[m], layouts[m], lane, e);
                 matrices[m][at.row * columns[m] + at.col] = matrix_element_value(format, bits);
             }
     }
@@ -264,8 +265,8 @@ void multiply_accumulate(const instruction& in, Read&& read, Write&& write) {
         for (unsigned r = 0; r < out.count; ++r) {
             std::uint64_t bits = 0;
             for (unsigned h = 0; h < per; ++h) {
-                const matrix_position at =
-                    fragment_position(in.opcode, matrix_role::d, matrix_layout::none, lane, r * per + h);
+                const matrix_position at = fragment_position(
+                    in.opcode, matrix_role::d, matrix_layout::none, lane, r * per + h);
                 float sum = matrices[2][at.row * d.n + at.col];
                 for (unsigned k = 0; k < d.k; ++k)
                     sum += matrices[0][at.row * d.k + k] * matrices[1][k * d.n + at.col];
@@ -293,7 +294,8 @@ void multiply_accumulate(const instruction& in, Read&& read, Write&& write) {
     switch (in.opcode) {
     case op::wmma_load:
     case op::wmma_store:
-        if (in.sp == space::global || in.sp == space::shared) dot(in.sp == space::global ? "global" : "shared");
+        if (in.sp == space::global || in.sp == space::shared)
+            dot(in.sp == space::global ? "global" : "shared");
         dot(name(fragment_format(f, f.role)));
         break;
     case op::wmma_mma:

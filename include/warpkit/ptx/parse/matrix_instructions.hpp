@@ -69,8 +69,8 @@ private:
         for (const auto& c : choices)
             listed += (listed.empty() ? "." : ", .") + std::string(c.word);
         if (matrix_at_ == matrix_words_.size())
-            fail(matrix_mn_, squote(matrix_full_) + " needs " + std::string(what) + " (" + listed +
-                                 ")");
+            fail(matrix_mn_,
+                 squote(matrix_full_) + " needs " + std::string(what) + " (" + listed + ")");
         const token& word = matrix_words_[matrix_at_];
         for (const auto& c : choices)
             if (word.text == c.word) {
@@ -98,7 +98,8 @@ private:
                                                      matrix_choice<op>{"store", op::wmma_store},
                                                      matrix_choice<op>{"mma", op::wmma_mma}});
         matrix_form& f = in.matrix;
-        const auto shape = std::array{matrix_choice<matrix_shape>{"m16n16k16", matrix_shape::m16n16k16}};
+        const auto shape =
+            std::array{matrix_choice<matrix_shape>{"m16n16k16", matrix_shape::m16n16k16}};
         if (in.opcode == op::wmma_mma) {
             take_sync_aligned();
             f.layout_a = take("the layout of A", layouts);
@@ -109,11 +110,12 @@ private:
             f.c = take("the type of C", half_or_single);
             return;
         }
-        f.role = in.opcode == op::wmma_load
-                     ? take("the matrix", std::array{matrix_choice<matrix_role>{"a", matrix_role::a},
-                                                     matrix_choice<matrix_role>{"b", matrix_role::b},
-                                                     matrix_choice<matrix_role>{"c", matrix_role::c}})
-                     : take("the matrix", std::array{matrix_choice<matrix_role>{"d", matrix_role::d}});
+        f.role =
+            in.opcode == op::wmma_load
+                ? take("the matrix", std::array{matrix_choice<matrix_role>{"a", matrix_role::a},
+                                                matrix_choice<matrix_role>{"b", matrix_role::b},
+                                                matrix_choice<matrix_role>{"c", matrix_role::c}})
+                : take("the matrix", std::array{matrix_choice<matrix_role>{"d", matrix_role::d}});
         take_sync_aligned();
         f.layout_a = take("the layout", layouts);
         f.shape = take("the shape", shape);
@@ -126,7 +128,8 @@ private:
             }
         }
         if (f.role == matrix_role::a || f.role == matrix_role::b)
-            f.ab = take("the type", std::array{matrix_choice<matrix_format>{"f16", matrix_format::f16}});
+            f.ab = take("the type",
+                        std::array{matrix_choice<matrix_format>{"f16", matrix_format::f16}});
         else
             (f.role == matrix_role::c ? f.c : f.d) = take("the type", half_or_single);
     }
@@ -136,10 +139,13 @@ private:
         in.opcode = op::mma;
         matrix_form& f = in.matrix;
         take_sync_aligned();
-        f.shape = take("the shape", std::array{matrix_choice<matrix_shape>{"m16n8k8", matrix_shape::m16n8k8},
-                                               matrix_choice<matrix_shape>{"m16n8k16", matrix_shape::m16n8k16}});
-        f.layout_a = take("the layout of A", std::array{matrix_choice<matrix_layout>{"row", matrix_layout::row}});
-        f.layout_b = take("the layout of B", std::array{matrix_choice<matrix_layout>{"col", matrix_layout::col}});
+        f.shape = take("the shape",
+                       std::array{matrix_choice<matrix_shape>{"m16n8k8", matrix_shape::m16n8k8},
+                                  matrix_choice<matrix_shape>{"m16n8k16", matrix_shape::m16n8k16}});
+        f.layout_a = take("the layout of A",
+                          std::array{matrix_choice<matrix_layout>{"row", matrix_layout::row}});
+        f.layout_b = take("the layout of B",
+                          std::array{matrix_choice<matrix_layout>{"col", matrix_layout::col}});
         const std::array<matrix_choice<matrix_format>, 2> inputs{
             {{"f16", matrix_format::f16}, {"bf16", matrix_format::bf16}}};
         f.d = take("the type of D", half_or_single);
@@ -153,9 +159,8 @@ private:
         // The ISA allows D and C of different types only in .m8n8k4, which is not supported.
         if (f.c != f.d)
             fail(matrix_words_[c_at], squote(matrix_full_) + ": D and C have different types (." +
-                                          std::string(name(f.d)) + ", ." +
-                                          std::string(name(f.c)) + "); ." +
-                                          std::string(name(f.shape)) + " needs one type");
+                                          std::string(name(f.d)) + ", ." + std::string(name(f.c)) +
+                                          "); ." + std::string(name(f.shape)) + " needs one type");
         if (f.ab == matrix_format::bf16 && (f.c != matrix_format::f32 || f.d != matrix_format::f32))
             fail(matrix_mn_, "unsupported instruction " + squote(matrix_full_) +
                                  ": .bf16 inputs accumulate in .f32 (D and C)");
@@ -210,9 +215,9 @@ private:
         const std::size_t slot = in.num_operands;
         operand& o = in.operands[in.num_operands++];
         parse_source(in, o, at, matrix_full_, slot, false, false);
-        const bool integer = o.k == operand::kind::imm ? o.immediate == imm_kind::integer
-                                                       : register_fits(function_->registers[o.reg].t,
-                                                                       type::u32, false);
+        const bool integer = o.k == operand::kind::imm
+                                 ? o.immediate == imm_kind::integer
+                                 : register_fits(function_->registers[o.reg].t, type::u32, false);
         if (!integer)
             fail(at, ordinal(slot) + " of " + squote(matrix_full_) +
                          " (the stride) must be a 32-bit integer register or integer immediate");
@@ -246,9 +251,9 @@ private:
         }
         }
         if (!peek().is(';')) {
-            if (peek().is(','))
-                fail(peek(), squote(matrix_full_) + " expects fewer operands");
-            fail(peek(), "expected ';' after " + squote(matrix_full_) + ", found " + describe(peek()));
+            if (peek().is(',')) fail(peek(), squote(matrix_full_) + " expects fewer operands");
+            fail(peek(),
+                 "expected ';' after " + squote(matrix_full_) + ", found " + describe(peek()));
         }
         next();
     }

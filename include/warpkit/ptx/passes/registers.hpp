@@ -60,9 +60,8 @@ inline void register_uses_defs(const prepared_inst& p, std::uint32_t carry_regis
         if (p.dst[i] != no_index) defs.push_back(p.dst[i]);
     if (p.writes_carry) defs.push_back(carry_register);
     if (is_matrix(p.in.opcode))
-        for_each_fragment_register(p.in, [&](std::uint32_t r, bool written) {
-            (written ? defs : uses).push_back(r);
-        });
+        for_each_fragment_register(
+            p.in, [&](std::uint32_t r, bool written) { (written ? defs : uses).push_back(r); });
 }
 
 /// A set of register indices: bit r % 64 of word r / 64.
