@@ -633,6 +633,20 @@ TEST_CASE("wmma / mma.sync: parse errors at file:line:column") {
     }
 }
 
+TEST_CASE("wmma: the state space is optional; .shared::cta is .shared") {
+    wmma_case c;
+    std::string text = wmma_kernel(c);
+    const std::string global_load = ".m16n16k16.global.f16 {%r30";
+    text.replace(text.find(global_load), global_load.size(), ".m16n16k16.shared::cta.f16 {%r30");
+    const ptx::module m = ptx::parse_ptx(text, "spaces.ptx");
+    std::vector<ptx::space> spaces;
+    for (const auto& in : m.functions[0].code)
+        if (in.opcode == ptx::op::wmma_load || in.opcode == ptx::op::wmma_store)
+            spaces.push_back(in.sp);
+    CHECK(spaces == std::vector<ptx::space>{ptx::space::shared, ptx::space::generic,
+                                            ptx::space::global, ptx::space::global});
+}
+
 TEST_CASE("wmma / mma.sync: printed instructions parse back to the same instructions") {
     std::string text = wmma_kernel(wmma_case{});
     mma_case bf;
