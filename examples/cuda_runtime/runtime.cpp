@@ -884,16 +884,15 @@ cudaError_t runtime::launch(function_record& f, dim3 grid, dim3 block, void** ar
     }
     ptx::kernel& k = *f.prepared;
     k.set_constant_bank(m.constants);
-    // shfl, vote and activemask take 32-bit lane masks: CUDA defines them for 32-thread warps,
-    // and on a preset with wider warps (amoeba_48_fused: 64) their results would be wrong.
+    // shfl, vote and activemask take 32-bit lane masks and the matrix instructions spread a
+    // tile over 32 lanes: CUDA defines them for 32-thread warps, and on a preset with wider
+    // warps (amoeba_48_fused: 64) their results would be wrong.
     if (const std::uint32_t width = gpu::preset_warp_size(opt_.preset); width != 32)
         for (std::size_t pc = 0; pc < k.size(); ++pc) {
             const ptx::op o = k.at(pc).in.opcode;
-            if (o == ptx::op::shfl || o == ptx::op::vote || o == ptx::op::activemask) {
+            if (ptx::warp_collective(o)) {
                 say("cannot launch `" + plain_name(f.name) + "` on " + opt_.preset + ": it uses " +
-                    (o == ptx::op::shfl   ? "shfl"
-                     : o == ptx::op::vote ? "vote"
-                                          : "activemask") +
+                    std::string(ptx::name(o)) +
                     ", defined for 32-thread warps, and this preset runs warps of " +
                     std::to_string(width) + " threads");
                 return record(cudaErrorInvalidDeviceFunction);

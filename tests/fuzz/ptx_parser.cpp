@@ -50,7 +50,7 @@ void check_operand(const ptx::module& m, const ptx::function& f, const ptx::oper
         WARPKIT_FUZZ_LAW(o.index == ptx::no_index || symbol_ok());
         break;
     case K::vector:
-        WARPKIT_FUZZ_LAW(o.count >= 1 && o.count <= 4);
+        WARPKIT_FUZZ_LAW(o.count >= 1 && o.count <= ptx::max_vector_elements);
         for (std::size_t i = 0; i < o.count; ++i)
             WARPKIT_FUZZ_LAW(o.elements[i] == ptx::no_index || o.elements[i] < regs);
         break;

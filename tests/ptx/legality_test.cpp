@@ -71,6 +71,11 @@ TEST_CASE("ptx legality: every opcode has a mnemonic spelled as its name") {
         const auto code = static_cast<op>(i);
         CAPTURE(name(code));
         const opcode_word* word = opcode_words.find(name(code));
+        // The matrix instructions have a grammar of their own (parse/matrix_instructions.hpp).
+        if (is_matrix(code)) {
+            CHECK(word == nullptr);
+            continue;
+        }
         REQUIRE(word != nullptr);
         CHECK(word->value == code);
     }

@@ -48,6 +48,7 @@ const std::vector<std::string>& ptx_files() {
         "tests/ptx/data/misc_debug.ptx",  "tests/ptx/data/subset.ptx",
         "tests/ptx/data/mathlib.ptx",     "tests/ptx/data/mathlib_debug.ptx",
         "tests/ptx/data/texture.ptx",     "tests/ptx/data/texture_debug.ptx",
+        "tests/ptx/data/wmma_gemm.ptx",
     };
     return files;
 }
@@ -274,6 +275,7 @@ TEST_CASE("ptx parser: every checked-in file parses with the expected shape") {
         {"tests/ptx/data/mathlib_debug.ptx", 35, 2802, "mathlib", 295, 222, 5},
         {"tests/ptx/data/texture.ptx", 5, 109, "sample2d", 29, 33, 6},
         {"tests/ptx/data/texture_debug.ptx", 15, 384, "sample2d", 49, 41, 6},
+        {"tests/ptx/data/wmma_gemm.ptx", 1, 31, "wmma_gemm", 31, 60, 5},
     };
     CHECK(std::size(table) == ptx_files().size());
     for (const auto& e : table) {
@@ -944,10 +946,12 @@ TEST_CASE("ptx parser: errors name the instruction and the exact position") {
          "unsupported instruction 'suld.b.2d.b32.trap'"},
         {"tex.2d.v4.f32.f32 {%f0, %f1, %f2, %f3}, [tex0, {%f4, %f5}];", 8, 42,
          "undeclared identifier 'tex0'"},
-        {"  wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r0}, [%rd1];", 8, 3,
-         "unsupported instruction 'wmma.load.a.sync.aligned.row.m16n16k16.f16'"},
-        {"mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f0}, {%r0}, {%r1}, {%f1};", 8, 1,
-         "unsupported instruction 'mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32'"},
+        {"  wmma.load.a.sync.aligned.row.m8n32k16.f16 {%r0}, [%rd1];", 8, 31,
+         "unsupported instruction 'wmma.load.a.sync.aligned.row.m8n32k16.f16': '.m8n32k16' as "
+         "the shape (supported: .m16n16k16)"},
+        {"mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%f0}, {%r0}, {%r1}, {%f1};", 8, 17,
+         "unsupported instruction 'mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32': '.m8n8k4' "
+         "as the shape (supported: .m16n8k8, .m16n8k16)"},
         {"add.s32 %r1, %r2, %r3;\n\tfoo.bar %r1;", 9, 2, "unsupported instruction 'foo.bar'"},
         {"add.foo.s32 %r1, %r2, %r3;", 8, 4, "unsupported modifier '.foo' in 'add.foo.s32'"},
         {"add.pred %p1, %p2, %p3;", 8, 4, "type '.pred' is not allowed in 'add.pred'"},

@@ -24,8 +24,9 @@
 ///
 /// A warp may be cut in two (`split`, AMOEBA's dynamic split): each part keeps its own lanes
 /// and counts as half a warp at barriers, so `bar.sync a, b` still waits for b threads'
-/// warps. Kernels with warp-collective instructions (`shfl`, `vote`, `activemask`) cannot
-/// be cut (`can_cut()` is false): a lane of one part would read the other part's lanes.
+/// warps. Kernels with warp-collective instructions (`shfl`, `vote`, `activemask`, the matrix
+/// instructions of func/ptx_matrix.hpp) cannot be cut (`can_cut()` is false): a lane of one
+/// part would read the other part's lanes.
 ///
 /// Statistics count thread instructions the way GPGPU-Sim's gpu_sim_insn does: every
 /// executed instruction once per active lane whose guard predicate is true (a lane that does
@@ -36,6 +37,7 @@
 #include <warpkit/core/reflect.hpp>
 #include <warpkit/func/global_memory.hpp>
 #include <warpkit/func/instruction_source.hpp>
+#include <warpkit/func/ptx_matrix.hpp>
 #include <warpkit/func/warp_storage.hpp>
 #include <warpkit/isa/dynamic_inst.hpp>
 #include <warpkit/ptx/ir.hpp>
@@ -94,9 +96,7 @@ public:
             throw config_error("warp_size", std::to_string(l.warp_size()),
                                std::to_string(WarpSize));
         for (std::size_t pc = 0; pc < k_->size(); ++pc) {
-            const auto o = k_->at(pc).in.opcode;
-            if (o == ptx::op::shfl || o == ptx::op::vote || o == ptx::op::activemask)
-                can_cut_ = false;
+            if (ptx::warp_collective(k_->at(pc).in.opcode)) can_cut_ = false;
         }
     }
 
@@ -209,6 +209,13 @@ public:
             texture_(slot, p, exec, d);
             w.stack.advance(next);
             return d;
+        case op::wmma_load:
+        case op::wmma_store:
+        case op::wmma_mma:
+        case op::mma:
+            ptx_matrix_execution::execute(*this, slot, p, exec, d);
+            w.stack.advance(next);
+            return d;
         case op::activemask:
             for (const std::size_t l : exec)
                 put_(slot, p.dst[0], l, exec.bits(), ptx::type::b32);
@@ -291,8 +298,8 @@ public:
     [[nodiscard]] bool block_finished(std::uint32_t bslot) const {
         return blocks_.at(bslot).live_warps == 0;
     }
-    /// False when the kernel has warp-collective instructions (`shfl`, `vote`, `activemask`):
-    /// its warps must not be cut.
+    /// False when the kernel has warp-collective instructions (ptx::warp_collective): its
+    /// warps must not be cut.
     [[nodiscard]] bool can_cut() const noexcept { return can_cut_; }
     /// Cuts the warp in `slot` in two (AMOEBA's split, paper 002 Sec. 4.3): it keeps the
     /// threads `keep`; its other live threads become a warp of the same block in the free
@@ -339,6 +346,7 @@ public:
     [[nodiscard]] const ptx::launch& launch() const noexcept { return *l_; }
 
 private:
+    friend struct ptx_matrix_execution;
     struct warp {
         Stack stack;
         std::uint32_t block = 0;
@@ -654,21 +662,25 @@ private:
             }
             }
         }
-        if (generic && !first && !mixed) {
-            switch (seen) {
-            case ptx::space::shared:
-                d.si.space = isa::mem_space::shared;
-                break;
-            case ptx::space::local:
-                d.si.space = isa::mem_space::local;
-                break;
-            case ptx::space::constant:
-            case ptx::space::param:
-                d.si.space = isa::mem_space::constant;
-                break;
-            default:
-                break;
-            }
+        if (generic && !first && !mixed) report_generic_space_(seen, d);
+    }
+
+    // A generic access whose lanes all fall in the window of `seen`: the timing model sees it
+    // in that space.
+    static void report_generic_space_(ptx::space seen, isa::dynamic_inst<WarpSize>& d) noexcept {
+        switch (seen) {
+        case ptx::space::shared:
+            d.si.space = isa::mem_space::shared;
+            break;
+        case ptx::space::local:
+            d.si.space = isa::mem_space::local;
+            break;
+        case ptx::space::constant:
+        case ptx::space::param:
+            d.si.space = isa::mem_space::constant;
+            break;
+        default:
+            break;
         }
     }
 

@@ -180,7 +180,23 @@ enum class op : std::uint16_t {
     trap,
     // texture
     tex,
+    // warp-level matrix multiply-accumulate (ptx/matrix.hpp): wmma.load, wmma.store,
+    // wmma.mma and mma.sync, each executed by the whole warp at once
+    wmma_load,
+    wmma_store,
+    wmma_mma,
+    mma,
 };
+
+/// The warp-level matrix instructions (wmma.load / wmma.store / wmma.mma / mma.sync).
+[[nodiscard]] constexpr bool is_matrix(op o) noexcept {
+    return o == op::wmma_load || o == op::wmma_store || o == op::wmma_mma || o == op::mma;
+}
+/// Instructions whose lanes read other lanes' registers or the warp's active mask: shfl,
+/// vote, activemask and the matrix instructions (a warp running them cannot be cut).
+[[nodiscard]] constexpr bool warp_collective(op o) noexcept {
+    return o == op::shfl || o == op::vote || o == op::activemask || is_matrix(o);
+}
 
 /// rsqrt, sin, cos, lg2, ex2 and tanh: the special functions PTX has only as `.approx`, which
 /// run on the SFU (rcp and sqrt, which also come exact, are not among them).
@@ -255,6 +271,29 @@ enum class sreg : std::uint8_t {
     lanemask_gt,
 };
 
+/// Matrix shapes of the matrix instructions (m x n x k: A is m x k, B k x n, C and D m x n).
+enum class matrix_shape : std::uint8_t { none, m16n16k16, m16n8k8, m16n8k16 };
+/// The matrix a wmma.load / wmma.store moves (`.a .b .c .d`).
+enum class matrix_role : std::uint8_t { none, a, b, c, d };
+/// How a matrix lies in memory (wmma) or which layout an operand has (mma: `.row.col`).
+enum class matrix_layout : std::uint8_t { none, row, col };
+/// Element formats of matrix fragments (`.bf16` exists only here, not among the types).
+enum class matrix_format : std::uint8_t { none, f16, bf16, f32 };
+
+/// The modifiers of a matrix instruction: its shape, the matrix it moves (wmma.load /
+/// wmma.store), the layouts (wmma.load / wmma.store: `layout_a` is the memory layout; wmma.mma
+/// and mma: the layouts of A and B) and the element formats of A and B (`ab`), C and D.
+struct matrix_form {
+    matrix_shape shape = matrix_shape::none;
+    matrix_role role = matrix_role::none;
+    matrix_layout layout_a = matrix_layout::none;
+    matrix_layout layout_b = matrix_layout::none;
+    matrix_format ab = matrix_format::none;
+    matrix_format c = matrix_format::none;
+    matrix_format d = matrix_format::none;
+    friend bool operator==(const matrix_form&, const matrix_form&) = default;
+};
+
 /// Which table a symbol operand names.
 enum class symbol_kind : std::uint8_t {
     module_var,   ///< module::variables
@@ -273,6 +312,9 @@ enum class imm_kind : std::uint8_t {
 
 /// No register / index.
 inline constexpr std::uint32_t no_index = 0xffffffffU;
+/// The most registers a vector operand holds: 4 for ld / st / mov / tex, 8 for the fragments
+/// of the matrix instructions.
+inline constexpr std::size_t max_vector_elements = 8;
 
 /// One operand as written.
 struct operand {
@@ -284,7 +326,7 @@ struct operand {
         symbol, ///< address of a variable / parameter, or a function (`symbol_of`, `index`)
         label,  ///< branch target: `index` is the instruction index in the function's code
         memory, ///< `[base + offset]`: base is `reg`, or a symbol (`symbol_of`, `index`), or none
-        vector, ///< `{a, b, c, d}`: `elements` register indices (no_index for `_`)
+        vector, ///< `{a, b, ...}`: `elements` register indices (no_index for `_`)
         sink,   ///< `_`: a result nobody reads
     };
     kind k = kind::none;
@@ -298,7 +340,8 @@ struct operand {
     std::uint32_t index = no_index;
     std::int64_t offset = 0;
     std::uint8_t count = 0; ///< vector elements
-    std::array<std::uint32_t, 4> elements{no_index, no_index, no_index, no_index};
+    std::array<std::uint32_t, max_vector_elements> elements{no_index, no_index, no_index, no_index,
+                                                            no_index, no_index, no_index, no_index};
     friend bool operator==(const operand&, const operand&) = default;
 };
 
@@ -335,6 +378,7 @@ struct instruction {
     bool shiftamt = false;        ///< bfind.shiftamt: the shift amount instead of the bit position
     test_op test = test_op::none; ///< testp: the property tested
     tex_geom geom = tex_geom::none; ///< tex: the geometry (operands: {d}, handle, {coords})
+    matrix_form matrix{};           ///< the matrix instructions' shape, layouts and formats
     std::uint32_t guard = no_index; ///< guard predicate register (`@p`), no_index when none
     bool guard_negated = false;     ///< `@!p`
     std::uint8_t num_operands = 0;

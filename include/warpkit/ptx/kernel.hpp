@@ -69,7 +69,7 @@
 namespace warpkit::ptx {
 
 /// Number of PTX opcodes (arrays indexed by op).
-inline constexpr std::size_t op_count = static_cast<std::size_t>(op::tex) + 1;
+inline constexpr std::size_t op_count = static_cast<std::size_t>(op::mma) + 1;
 
 /// Device address of the first module `.global` variable.
 inline constexpr std::uint64_t global_variable_base = 0x0000'6000'0000'0000ULL;

@@ -18,14 +18,16 @@ template <class E, std::size_t N>
     const auto i = static_cast<std::size_t>(e);
     return i < N ? names[i] : std::string_view{"?"};
 }
-inline constexpr std::array<std::string_view, 68> op_names{
-    "add",    "addc",  "sub", "subc", "mul", "mad",  "madc", "mul24",    "mad24",      "fma",
-    "div",    "rem",   "abs", "neg",  "min", "max",  "sad",  "popc",     "clz",        "bfind",
-    "brev",   "bfe",   "bfi", "prmt", "and", "or",   "xor",  "not",      "cnot",       "lop3",
-    "shl",    "shr",   "shf", "setp", "set", "selp", "slct", "testp",    "copysign",   "cvt",
-    "cvta",   "mov",   "ld",  "ldu",  "st",  "atom", "red",  "prefetch", "rcp",        "sqrt",
-    "rsqrt",  "sin",   "cos", "lg2",  "ex2", "tanh", "shfl", "vote",     "activemask", "bar",
-    "membar", "fence", "bra", "call", "ret", "exit", "trap", "tex"};
+inline constexpr std::array<std::string_view, 72> op_names{
+    "add",   "addc", "sub",        "subc",  "mul",       "mad",        "madc",     "mul24",
+    "mad24", "fma",  "div",        "rem",   "abs",       "neg",        "min",      "max",
+    "sad",   "popc", "clz",        "bfind", "brev",      "bfe",        "bfi",      "prmt",
+    "and",   "or",   "xor",        "not",   "cnot",      "lop3",       "shl",      "shr",
+    "shf",   "setp", "set",        "selp",  "slct",      "testp",      "copysign", "cvt",
+    "cvta",  "mov",  "ld",         "ldu",   "st",        "atom",       "red",      "prefetch",
+    "rcp",   "sqrt", "rsqrt",      "sin",   "cos",       "lg2",        "ex2",      "tanh",
+    "shfl",  "vote", "activemask", "bar",   "membar",    "fence",      "bra",      "call",
+    "ret",   "exit", "trap",       "tex",   "wmma.load", "wmma.store", "wmma.mma", "mma"};
 inline constexpr std::array<std::string_view, 17> type_names{
     "",    "pred", "b8",  "b16", "b32", "b64", "u8",  "u16", "u32",
     "u64", "s8",   "s16", "s32", "s64", "f16", "f32", "f64"};

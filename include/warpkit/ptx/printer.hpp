@@ -6,6 +6,7 @@
 /// messages.
 
 #include <warpkit/ptx/ir.hpp>
+#include <warpkit/ptx/matrix.hpp>
 #include <warpkit/ptx/names.hpp>
 
 #include <algorithm>
@@ -77,6 +78,7 @@ inline void append_int(std::string& out, std::int64_t v) {
     using detail::append_dot;
     std::string s(name(in.opcode));
     const op o = in.opcode;
+    if (is_matrix(o)) return matrix_mnemonic(in, s);
     if (o == op::bar) {
         if (in.warp) s += ".warp";
         s += in.arrive ? ".arrive" : ".sync";
@@ -183,7 +185,7 @@ inline void print_operand(std::string& out, const module& m, const function& f, 
     }
     case operand::kind::vector:
         out += '{';
-        for (std::uint8_t i = 0; i < o.count && i < 4; ++i) {
+        for (std::uint8_t i = 0; i < o.count && i < o.elements.size(); ++i) {
             if (i != 0) out += ", ";
             out += o.elements[i] == no_index ? std::string_view{"_"}
                                              : detail::reg_name(f, o.elements[i]);

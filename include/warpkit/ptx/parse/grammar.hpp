@@ -6,6 +6,8 @@
 /// - cursor.hpp     token_cursor: tokens, expectations, messages with file:line:column;
 /// - scopes.hpp     declared_names: what is declared so far, and the lookups;
 /// - operands.hpp   operand_parser: operands as operand_rules.hpp's signatures list them;
+/// - matrix_instructions.hpp matrix_instruction_parser: wmma.* and mma.sync, their modifiers
+///                  and fragment operands (a grammar of their own);
 /// - instructions.hpp instruction_parser: mnemonic and modifiers (words.hpp, legality.hpp,
 ///                  modifier_rules.hpp);
 /// - declarations.hpp declaration_parser: variables, initialisers, parameters.

@@ -10,6 +10,7 @@
 #include <warpkit/ptx/names.hpp>
 #include <warpkit/ptx/parse/cursor.hpp>
 #include <warpkit/ptx/parse/legality.hpp>
+#include <warpkit/ptx/parse/matrix_instructions.hpp>
 #include <warpkit/ptx/parse/modifier_rules.hpp>
 #include <warpkit/ptx/parse/operands.hpp>
 #include <warpkit/ptx/parse/words.hpp>
@@ -116,9 +117,9 @@ resolve_modifier(std::string_view text, const opcode_legality& accepted) noexcep
 }
 
 /// Reads instructions (with an optional guard) into the current function.
-class instruction_parser : public operand_parser {
+class instruction_parser : public matrix_instruction_parser {
 public:
-    using operand_parser::operand_parser;
+    using matrix_instruction_parser::matrix_instruction_parser;
 
 protected:
     void parse_guarded_instruction() {
@@ -151,16 +152,22 @@ protected:
             end = m.offset + 1 + static_cast<std::uint32_t>(m.text.size());
         }
         const std::string_view full = source().substr(mn.offset, end - mn.offset);
+        const bool matrix = is_matrix_mnemonic(mn.text);
         const opcode_word* word = opcode_words.find(mn.text);
         const opcode_legality* accepted = opcode_legality_table.find(mn.text);
-        if (word == nullptr || accepted == nullptr) unsupported(mn, full);
+        if (!matrix && (word == nullptr || accepted == nullptr)) unsupported(mn, full);
 
         if (function_->code.size() >= (1U << 24)) fail(mn, "too many instructions in one function");
         instruction& in = function_->code.emplace_back();
-        in.opcode = word->value;
         in.guard = guard;
         in.guard_negated = guard_neg;
         in.pos = pos_of(mn);
+        if (matrix) {
+            parse_matrix_instruction(in, mn, full,
+                                     std::span<const token>(modifiers.data(), modifier_count));
+            return;
+        }
+        in.opcode = word->value;
         // Modifiers into fields, the default state space, the rules between modifiers (which
         // only read), then what the rules allow but the instruction does not keep.
         const modifier_set given = apply_modifiers(

@@ -431,7 +431,10 @@ protected:
             if (element.kind != token_kind::ident)
                 fail(element, "expected a register in the vector, found " + describe(element));
             next();
-            if (o.count == 4) fail(element, "a vector has at most 4 elements");
+            // The fragments of the matrix instructions hold up to 8 registers.
+            const std::size_t most = is_matrix(in.opcode) ? max_vector_elements : 4;
+            if (o.count == most)
+                fail(element, "a vector has at most " + std::to_string(most) + " elements");
             if (element.text == "_") {
                 if (!dest) fail(element, "'_' can only stand for an unused destination");
                 o.elements[o.count++] = no_index;
@@ -452,7 +455,7 @@ protected:
             if (bits(in.t) % o.count != 0 || bits(in.t) / o.count < 8)
                 fail(at, squote(full) + ": cannot split ." + std::string(name(in.t)) + " into " +
                              std::to_string(o.count) + " parts");
-        } else if (o.count != in.vec) {
+        } else if (!is_matrix(in.opcode) && o.count != in.vec) {
             fail(at, squote(full) + " needs a vector of " + std::to_string(in.vec) +
                          " registers, found " + std::to_string(o.count));
         }

@@ -106,6 +106,7 @@ public:
     [[nodiscard]] prepared_inst prepare(instruction in) const {
         prepared_inst p;
         if (in.opcode == op::call) reject(m_, in.pos, "internal: call left after inlining");
+        if (is_matrix(in.opcode)) return prepare_matrix_(std::move(in));
         const unsigned ndst = destination_count(in);
         std::size_t k = 0;
         for (; k < ndst && k < in.num_operands; ++k) {
@@ -131,6 +132,24 @@ public:
     }
 
 private:
+    // A matrix instruction: its fragments stay in the instruction's vector operands (the
+    // executor and register allocation read them there, ptx/matrix.hpp); the address of
+    // wmma.load / wmma.store and the stride, if any, are resolved as for ld / st.
+    [[nodiscard]] prepared_inst prepare_matrix_(instruction in) const {
+        prepared_inst p;
+        for (std::size_t k = 0; k < in.num_operands; ++k) {
+            const operand& o = in.operands[k];
+            if (o.k == operand::kind::memory)
+                memory_(in, o, p);
+            else if (o.k != operand::kind::vector)
+                p.src[p.num_src++] = value_(in, o, 0);
+        }
+        if (p.has_addr && (p.addr.sp == space::param || p.addr.sp == space::constant))
+            reject(m_, in.pos, "wmma.load / wmma.store access global or shared memory");
+        p.in = std::move(in);
+        return p;
+    }
+
     // Where a symbol lives: its space and address in it; `slot`: a call `.param` slot.
     [[nodiscard]] address_ref symbol_(const instruction& in, const operand& o, bool& slot) const {
         slot = false;

@@ -16,6 +16,7 @@
 
 #include <warpkit/isa/dynamic_inst.hpp>
 #include <warpkit/ptx/ir.hpp>
+#include <warpkit/ptx/matrix.hpp>
 #include <warpkit/ptx/passes/prepared.hpp>
 
 #include <algorithm>
@@ -43,7 +44,8 @@ struct register_storage {
 namespace warpkit::ptx::passes {
 
 /// Registers `p` reads (sources, address register, guard, the carry flag of addc / subc /
-/// madc) into `uses` and writes (destinations, the carry flag of `.cc`) into `defs`, both
+/// madc, the source fragments of a matrix instruction) into `uses` and writes (destinations,
+/// the carry flag of `.cc`, a matrix instruction's destination fragment) into `defs`, both
 /// cleared first, in that order; `carry_register` is the carry flag's index.
 inline void register_uses_defs(const prepared_inst& p, std::uint32_t carry_register,
                                std::vector<std::uint32_t>& uses, std::vector<std::uint32_t>& defs) {
@@ -57,6 +59,9 @@ inline void register_uses_defs(const prepared_inst& p, std::uint32_t carry_regis
     for (std::size_t i = 0; i < p.num_dst; ++i)
         if (p.dst[i] != no_index) defs.push_back(p.dst[i]);
     if (p.writes_carry) defs.push_back(carry_register);
+    if (is_matrix(p.in.opcode))
+        for_each_fragment_register(
+            p.in, [&](std::uint32_t r, bool written) { (written ? defs : uses).push_back(r); });
 }
 
 /// A set of register indices: bit r % 64 of word r / 64.

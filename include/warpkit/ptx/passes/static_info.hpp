@@ -16,6 +16,7 @@
 #include <warpkit/isa/opcode.hpp>
 #include <warpkit/isa/unit_class.hpp>
 #include <warpkit/ptx/ir.hpp>
+#include <warpkit/ptx/matrix.hpp>
 #include <warpkit/ptx/passes/prepared.hpp>
 #include <warpkit/ptx/passes/registers.hpp>
 
@@ -51,6 +52,14 @@ timing_class(const prepared_inst& p) noexcept {
         return {U::ldst, L::global_mem};
     case op::tex: // through the texture cache; the ideal memory gives it the global latency
         return {U::ldst, L::global_mem};
+    case op::wmma_load:
+    case op::wmma_store:
+        return {U::ldst, p.addr.sp == space::shared ? L::shared_mem : L::global_mem};
+    case op::wmma_mma:
+    case op::mma:
+        // The FP unit with the double-precision FMA latency, as the trace source times HMMA:
+        // the presets have no tensor unit class yet (the modern presets will bring one).
+        return {U::fp, L::dp_fma};
     case op::bra:
         return {U::branch, L::branch};
     case op::exit:
@@ -128,7 +137,11 @@ inline void memory_access(const prepared_inst& p, isa::static_inst& s) noexcept 
             s.mop = isa::mem_op::load;
             break;
         case op::st:
+        case op::wmma_store:
             s.mop = isa::mem_op::store;
+            break;
+        case op::wmma_load:
+            s.mop = isa::mem_op::load;
             break;
         case op::atom:
         case op::red:
@@ -160,6 +173,8 @@ inline void memory_access(const prepared_inst& p, isa::static_inst& s) noexcept 
             break;
         }
         s.access_bytes = static_cast<std::uint8_t>(size_of(in.t) * (in.vec == 0 ? 1 : in.vec));
+        // A tile moves in 16-byte pieces, one per lane (ptx::matrix_timing_offset).
+        if (is_matrix(in.opcode)) s.access_bytes = matrix_lane_access_bytes;
     }
 }
 
