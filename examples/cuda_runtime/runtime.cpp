@@ -164,7 +164,7 @@ nlohmann::json sharing_record(std::span<const gpu::sm_counters> sms, const gpu::
 // leakage per cycle (gating::static_energy: cycles not gated plus break-even per gating event).
 nlohmann::json gating_record(std::span<const gpu::sm_counters> sms, const gating::params& p) {
     nlohmann::json j;
-    for (const std::size_t t : {0, 1}) {
+    for (const std::size_t t : {std::size_t{0}, std::size_t{1}}) {
         gating::stats sum{};
         std::uint64_t clusters = 0;
         std::uint64_t static_energy = 0;
