@@ -18,19 +18,9 @@ using namespace nvcuda;
 constexpr int tiles = 6;
 constexpr int wide = 32; // leading dimension of the wide variant
 
-// D = A x B + C per warp: A row-major, B column-major, C and D row-major f32 (16 x 16 each).
-__global__ void wmma_f32(const half* a, const half* b, const float* c, float* d)
-{
-    const int tile = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
-    wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
-    wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> fb;
-    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
-    wmma::load_matrix_sync(fa, a + tile * 256, 16);
-    wmma::load_matrix_sync(fb, b + tile * 256, 16);
-    wmma::load_matrix_sync(acc, c + tile * 256, 16, wmma::mem_row_major);
-    wmma::mma_sync(acc, fa, fb, acc);
-    wmma::store_matrix_sync(d + tile * 256, acc, 16, wmma::mem_row_major);
-}
+// D = A x B + C per warp (A row-major, B column-major, C and D row-major f32, 16 x 16 each):
+// the kernel whose PTX the PTX front end's tests read, compiled here through the CUDA API.
+#include "../ptx/data/wmma_gemm.cu"
 
 // The same with A column-major, B row-major, f16 accumulators starting at zero and D stored
 // column-major with a leading dimension of `wide` (16 x wide halves per tile).
@@ -116,7 +106,7 @@ int main()
     half* dh = upload(std::vector<half>(tiles * 16 * wide, __float2half(0.0f)));
     EXPECT(da && db && dc && dd && dh, "device buffers");
     // Two blocks of three warps: one warp per tile.
-    wmma_f32<<<2, 96>>>(da, db, dc, dd);
+    wmma_gemm<<<2, 96>>>(da, db, dc, dd, tiles);
     CHECK(cudaGetLastError());
     wmma_f16<<<2, 96>>>(da, db, dh);
     CHECK(cudaGetLastError());
@@ -128,7 +118,7 @@ int main()
         const int o = t * 256;
         for (int i = 0; i < 16; ++i)
             for (int j = 0; j < 16; ++j) {
-                // wmma_f32: A[i][k] row-major, B[k][j] column-major (at j * 16 + k).
+                // wmma_gemm: A[i][k] row-major, B[k][j] column-major (at j * 16 + k).
                 float want = fc[o + i * 16 + j];
                 // wmma_f16: A[i][k] column-major (at k * 16 + i), B[k][j] row-major.
                 float want16 = 0.0f;
@@ -138,7 +128,7 @@ int main()
                 }
                 const float got = out[o + i * 16 + j];
                 const float got16 = __half2float(out16[t * 16 * wide + j * wide + i]);
-                EXPECT(got == want, "wmma_f32 tile %d D[%d][%d] = %g, expected %g", t, i, j, got,
+                EXPECT(got == want, "wmma_gemm tile %d D[%d][%d] = %g, expected %g", t, i, j, got,
                        want);
                 EXPECT(got16 == want16, "wmma_f16 tile %d D[%d][%d] = %g, expected %g", t, i, j,
                        got16, want16);
