@@ -159,6 +159,14 @@ nlohmann::json sharing_record(std::span<const gpu::sm_counters> sms, const gpu::
             {"sharing_fraction", reconfig::sharing_fraction(r.run.sharing)}};
 }
 
+// The idle periods of a unit type by length (paper 003, Fig. 3): shorter than idle-detect (never
+// gated), up to idle-detect + break-even (gated at a loss) and longer (gated at a gain).
+nlohmann::json idle_periods_record(const gating::idle_period_stats& s) {
+    return {{"below_idle_detect", s.below_idle_detect},
+            {"up_to_break_even", s.up_to_break_even},
+            {"beyond_break_even", s.beyond_break_even}};
+}
+
 // Power gating of the INT and FP clusters over one launch (paper 003), summed over the SMs:
 // per type its clusters, their counters and their static energy in units of one cluster's
 // leakage per cycle (gating::static_energy: cycles not gated plus break-even per gating event).
@@ -186,7 +194,8 @@ nlohmann::json gating_record(std::span<const gpu::sm_counters> sms, const gating
                                     {"wakeups", sum.wakeups},
                                     {"negative_events", sum.negative_events},
                                     {"critical_wakeups", sum.critical_wakeups},
-                                    {"stall_cycles", sum.stall_cycles}};
+                                    {"stall_cycles", sum.stall_cycles},
+                                    {"idle_periods", idle_periods_record(sum.idle_periods)}};
     }
     return j;
 }

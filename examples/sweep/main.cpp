@@ -46,6 +46,20 @@ spec load_spec(const std::string& file) {
     return s;
 }
 
+std::filesystem::path summary_file(const std::filesystem::path& csv) {
+    auto summary = csv;
+    return summary.replace_extension(".summary.json");
+}
+
+bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
+    const auto resolved = [](const std::filesystem::path& p) {
+        std::error_code ec;
+        auto r = std::filesystem::weakly_canonical(p, ec);
+        return ec ? std::filesystem::absolute(p, ec).lexically_normal() : r;
+    };
+    return resolved(a) == resolved(b);
+}
+
 std::filesystem::path own_folder() {
     std::error_code ec;
     const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
@@ -176,8 +190,7 @@ int sweep_run::finish(bool interrupted) {
     record["interrupted"] = interrupted;
     record["elapsed_seconds"] = elapsed;
     record["table"] = {{"csv", files_.csv.string()}, {"jsonl", files_.jsonl.string()}};
-    auto summary = files_.csv;
-    example::write_json_file(summary.replace_extension(".json").string(), record);
+    example::write_json_file(summary_file(files_.csv).string(), record);
     if (!opt_.quiet || interrupted)
         std::fprintf(stderr,
                      "warpkit-sweep: %llu of %llu points run in %.1f s (%llu already in the "
@@ -354,6 +367,10 @@ int tool_main(int argc, char** argv) {
             throw wk::error("--shard '" + shard + "': I must be in [0, N)");
     }
     if (o.out.empty()) o.out = std::filesystem::path(o.spec_file).stem().string();
+    if (const auto summary = sweep::summary_file(sweep::files_for(o.out).csv);
+        sweep::same_file(summary, o.spec_file))
+        throw wk::error("--out '" + o.out + "': the summary " + summary.string() +
+                        " would overwrite the spec; choose another --out");
     if (o.list) return list_points(o);
     o.record = example::record_header<json>("warpkit-sweep", argc, argv);
     std::atomic<bool> stop{false};
