@@ -17,6 +17,7 @@
 #include <warpkit/power/model.hpp>
 #include <warpkit/power/report.hpp>
 #include <warpkit/ptx/names.hpp>
+#include <warpkit/reconfig/predictor.hpp>
 
 #include <zstd.h>
 
@@ -198,6 +199,23 @@ nlohmann::json gating_record(std::span<const gpu::sm_counters> sms, const gating
                                     {"idle_periods", idle_periods_record(sum.idle_periods)}};
     }
     return j;
+}
+
+// AMOEBA's decision for one launch (paper 002, Sec. 4.1): its first CTA's metrics, the logit,
+// the probability of scale-up under Table 2's coefficients and the decision (1: fuse SMs).
+// "weighted" holds each metric times the launch's cycles and "scale_up_cycles" the cycles of a
+// launch predicted to scale up, so that sums over a program's launches, divided by its cycles,
+// give its cycle-weighted metrics and the share of its time AMOEBA would run fused.
+nlohmann::json amoeba_record(const reconfig::scalability_metrics& m, std::uint64_t cycles) {
+    const auto p = reconfig::scalability_predictor::table2().predict(m);
+    const bool up = p.decision == reconfig::scale_decision::scale_up;
+    nlohmann::json weighted;
+    for (std::size_t i = 0; i < reconfig::metric_count; ++i)
+        weighted[std::string(reconfig::metric_names[i])] =
+            m.*reconfig::metric_fields[i] * static_cast<double>(cycles);
+    return {{"first_cta", stats_to_json(m)},      {"logit", p.logit},
+            {"p_scale_up", p.probability},        {"scale_up", up ? 1 : 0},
+            {"scale_up_cycles", up ? cycles : 0}, {"weighted", weighted}};
 }
 
 nlohmann::json power_record(const example::activity_sampler& s) {
@@ -1043,6 +1061,7 @@ void runtime::report_(const function_record& f, const host::launch_config& cfg,
         j["wall_seconds"] = r.wall_seconds;
         if (timed) j["run"] = stats_to_json(r.run);
         if (!power.is_null()) j["power"] = power;
+        if (r.first_cta) j["amoeba"] = amoeba_record(*r.first_cta, r.cycles());
         j["ptx"] = stats_to_json(r.ptx);
         stats_ << j.dump() << '\n';
         stats_.flush();

@@ -105,6 +105,37 @@ TEST_CASE("device: vector_add through the host API on every preset, counts check
     }
 }
 
+TEST_CASE("device: a timed launch samples AMOEBA's first-CTA metrics, by hand on vector_add") {
+    // 1000 elements in 4 blocks of 256 threads: block 0 runs alone on its SM, every lane in
+    // range. Per warp 22 instructions, 2 loads and 1 store, each of 32 consecutive floats on a
+    // 128-byte boundary: one transaction for 32 lane accesses. So: one CTA resident, no idle
+    // lanes, coalescing 3 / 96, loads 2 / 22 and stores 1 / 22 of the warp instructions.
+    const int n = 1000;
+    const std::vector<float> a(n, 1.0F), b(n, 2.0F);
+    for (const char* name : {"fermi_gtx480", "amoeba_48"}) {
+        CAPTURE(name);
+        host::device dev{name};
+        const auto k = dev.prepare(vector_add_module(), "vector_add");
+        const auto da = dev.upload(a);
+        const auto db = dev.upload(b);
+        const auto dc = dev.alloc<float>(n);
+        const auto r = dev.launch(k, {{4, 1, 1}, {256, 1, 1}}, da, db, dc, std::int32_t{n});
+        REQUIRE(r.first_cta.has_value());
+        const auto& m = *r.first_cta;
+        CHECK(m.concurrent_cta == doctest::Approx(1.0));
+        CHECK(m.control_divergent == 0.0);
+        CHECK(m.coalescing == doctest::Approx(1.0 / 32));
+        CHECK(m.load_rate == doctest::Approx(2.0 / 22));
+        CHECK(m.store_rate == doctest::Approx(1.0 / 22));
+        // Every line is read once: all misses where the L1 caches global loads.
+        CHECK((m.l1d_miss == 1.0 || m.l1d_miss == 0.0));
+        ptx::param_pack args(k);
+        args.add(da.address).add(db.address).add(dc.address).add(std::int32_t{n});
+        const auto f = dev.launch_functional(k, {{4, 1, 1}, {256, 1, 1}}, args.bytes());
+        CHECK_FALSE(f.first_cta.has_value());
+    }
+}
+
 TEST_CASE("device: argument mistakes name the parameter") {
     host::device dev;
     const auto k = dev.prepare(vector_add_module(), "vector_add");

@@ -30,6 +30,7 @@
 #include <warpkit/func/ptx_source.hpp>
 #include <warpkit/gpu/gpu.hpp>
 #include <warpkit/gpu/preset_registry.hpp>
+#include <warpkit/gpu/scalability_sampling.hpp>
 #include <warpkit/gpu/sm_counters.hpp>
 #include <warpkit/host/memory_cap.hpp>
 #include <warpkit/ptx/ir.hpp>
@@ -78,6 +79,9 @@ struct launch_result {
     gpu::run_stats run{};
     func::ptx_source_stats ptx{}; ///< summed over the SMs
     double wall_seconds = 0;      ///< host time the simulation took (not a simulated figure)
+    /// AMOEBA's predictor inputs (paper 002, Sec. 4.1) over block 0 on the SM that ran it, from
+    /// its dispatch to its completion (gpu::first_cta_sampler); timed launches only.
+    std::optional<reconfig::scalability_metrics> first_cta;
 
     [[nodiscard]] std::uint64_t cycles() const noexcept { return run.cycles; }
     /// Thread instructions counted as GPGPU-Sim's gpu_sim_insn.
@@ -309,12 +313,16 @@ public:
                     counters.push_back(gpu::counters_of(s));
                 sample_(cycles, counters, done);
             };
+            gpu::first_cta_sampler first;
+            const typename gpu::gpu<preset_type>::template block_hook_for<ptx::launch> block_done =
+                [&](std::uint32_t b, const auto& sm, std::uint64_t c) { first(b, sm, c); };
             r.run = g.run(
                 l, mem_, [&](const auto& sm) { accumulate(r.ptx, sm.source().stats()); },
                 sample_
                     ? typename gpu::gpu<preset_type>::template sample_hook_for<ptx::launch>(sample)
                     : nullptr,
-                {}, warm);
+                block_done, warm);
+            r.first_cta = first.metrics();
             r.wall_seconds =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             return r;
