@@ -8,8 +8,9 @@
 //   mpirun -np N warpkit-sweep SPEC.json ...     rank 0 hands points to ranks 1..N-1
 //   warpkit-sweep merge OUT IN...                joins shards' tables into OUT.csv, OUT.jsonl
 //
-// Beside the table, a sweep run writes PREFIX.json: the record of examples/common/output.hpp
-// (the tool, its command line, the spec as "params") with the run's counts.
+// Beside the table, a sweep run writes PREFIX.summary.json: the record of
+// examples/common/output.hpp (the tool, its command line, the spec as "params") with the run's
+// counts.
 #include "driver.hpp"
 
 #include "../common/command_line.hpp"
@@ -338,10 +339,11 @@ int tool_main(int argc, char** argv) {
     sweep::options o;
     std::string shard;
     app.add_option("SPEC", o.spec_file, "the sweep spec (JSON)")->required();
-    app.add_option("--out", o.out,
-                   "output prefix: PREFIX.csv and PREFIX.jsonl, and the run's record "
-                   "PREFIX.json (default: the spec's name in the current folder); an existing "
-                   "table is resumed");
+    app.add_option(
+        "--out", o.out,
+        "output prefix: PREFIX.csv and PREFIX.jsonl, and the run's record "
+        "PREFIX.summary.json (default: the spec's name in the current folder); an existing "
+        "table is resumed");
     app.add_option("--workers", o.workers, "points run at once on this machine (default 1)")
         ->check(CLI::Range(1, 1024));
     app.add_option("--shard", shard,
