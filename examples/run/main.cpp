@@ -221,6 +221,28 @@ void run_ptx(const std::string& preset, const std::string& ptx_file, const std::
     example::write_json_file(json_out, j);
 }
 
+// --trace and the options that go with it; returns --trace.
+CLI::Option* add_trace_options(CLI::App& app, run_trace::options& trace) {
+    auto* trace_list = app.add_option("--trace", trace.list,
+                                      "an Accel-Sim trace's kernelslist.g: run its kernels in "
+                                      "order (SASS opcodes of the family its -binary version "
+                                      "names, or the PTX ones --write-trace writes)");
+    app.add_option("--kernels", trace.kernels,
+                   "with --trace: run only these kernels: names (mangled or plain) and launch "
+                   "indices or ranges counted from 0 in the list, e.g. 0,3-5 (as warpkit-cuda)")
+        ->needs(trace_list);
+    app.add_option("--sass-family", trace.family,
+                   "with --trace: the opcode table (kepler, pascal, volta, turing, ampere, ptx) "
+                   "instead of the one each trace's header names")
+        ->needs(trace_list);
+    app.add_option("--opcodes", trace.opcodes,
+                   "with --trace: an opcode table file, 'OPCODE kind' lines, for opcodes the "
+                   "family's table lacks (kinds: int, fp, sfu, ldst, branch, ctrl, load_global, "
+                   "store_shared, atomic_global, barrier, exit...)")
+        ->needs(trace_list);
+    return trace_list;
+}
+
 int tool_main(int argc, char** argv) {
     CLI::App app{"warpkit-run: run a kernel on a warpkit GPU preset"};
     example::preset_options presets;
@@ -271,23 +293,7 @@ int tool_main(int argc, char** argv) {
                    "(kernelslist.g, kernel-1.traceg; PTX opcodes) in this folder")
         ->needs(ptx);
     run_trace::options trace;
-    auto* trace_list = app.add_option("--trace", trace.list,
-                                      "an Accel-Sim trace's kernelslist.g: run its kernels in "
-                                      "order (SASS opcodes of the family its -binary version "
-                                      "names, or the PTX ones --write-trace writes)");
-    app.add_option("--kernels", trace.kernels,
-                   "with --trace: run only these kernels: names (mangled or plain) and launch "
-                   "indices or ranges counted from 0 in the list, e.g. 0,3-5 (as warpkit-cuda)")
-        ->needs(trace_list);
-    app.add_option("--sass-family", trace.family,
-                   "with --trace: the opcode table (kepler, pascal, volta, turing, ampere, ptx) "
-                   "instead of the one each trace's header names")
-        ->needs(trace_list);
-    app.add_option("--opcodes", trace.opcodes,
-                   "with --trace: an opcode table file, 'OPCODE kind' lines, for opcodes the "
-                   "family's table lacks (kinds: int, fp, sfu, ldst, branch, ctrl, load_global, "
-                   "store_shared, atomic_global, barrier, exit...)")
-        ->needs(trace_list);
+    auto* trace_list = add_trace_options(app, trace);
     app.add_option("--json", json_out, "write params and stats as JSON to this file");
     app.add_flag("--print-params", print_params, "print the preset's parameters");
     example::add_progress_flags(app, progress_flags);
