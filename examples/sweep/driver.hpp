@@ -28,7 +28,8 @@ struct options {
     std::string tools;        ///< folder of the warpkit-* tools (default: ours)
     bool quiet = false;
     bool list = false;
-    json record; ///< the header of PREFIX.json (examples/common/output.hpp)
+    bool keep_outputs = false; ///< keep each finished point's tool output in PREFIX.outputs/
+    json record;               ///< the header of PREFIX.json (examples/common/output.hpp)
 };
 
 /// Counts for the progress line and the summary.

@@ -4,7 +4,7 @@
 // limit, and becomes one row of a table (CSV and JSON lines) written point by point.
 //
 //   warpkit-sweep SPEC.json [--out PREFIX] [--workers N] [--shard I/N] [--tools DIR]
-//                 [--quiet] [--list]
+//                 [--keep-outputs] [--quiet] [--list]
 //   mpirun -np N warpkit-sweep SPEC.json ...     rank 0 hands points to ranks 1..N-1
 //   warpkit-sweep merge OUT IN...                joins shards' tables into OUT.csv, OUT.jsonl
 //
@@ -83,6 +83,7 @@ std::unique_ptr<sweep_run> prepare(const options& o) {
     run_env env;
     env.tools = o.tools.empty() ? own_folder() : std::filesystem::path(o.tools);
     env.scratch = make_scratch();
+    if (o.keep_outputs) env.keep = outputs_folder(o.out);
     try {
         check_tools_and_params(s, env);
         return std::make_unique<sweep_run>(std::move(s), env, o);
@@ -351,6 +352,9 @@ int tool_main(int argc, char** argv) {
                    "$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT");
     app.add_option("--tools", o.tools,
                    "folder of warpkit-run and the other tools (default: warpkit-sweep's own)");
+    app.add_flag("--keep-outputs", o.keep_outputs,
+                 "keep each finished point's tool output (its statistics JSON or JSON lines, "
+                 "every launch of a CUDA program) as PREFIX.outputs/POINT.json[l]");
     app.add_flag("--quiet", o.quiet, "no progress line and no summary");
     app.add_flag("--list", o.list, "print the points (this shard's) and exit, run nothing");
     if (const auto code = example::parse_command_line(app, argc, argv)) return *code;

@@ -125,6 +125,7 @@ int worker(const options& o, int rank, std::atomic<bool>& stop) {
         s = load_spec(o.spec_file);
         env.tools = o.tools.empty() ? own_folder() : std::filesystem::path(o.tools);
         env.scratch = make_scratch();
+        if (o.keep_outputs) env.keep = outputs_folder(o.out);
     } catch (const std::exception& e) {
         send_text(e.what(), tag_failed);
         return 2;

@@ -1,6 +1,7 @@
 #include "worker.hpp"
 
 #include "process.hpp"
+#include "table.hpp"
 
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/file.hpp>
@@ -245,11 +246,35 @@ json run_point(const spec& s, const point& p, const run_env& env, unsigned slot,
         values.push_back(v);
         row[d.column] = std::isfinite(v) ? json(v) : json();
     }
+    if (!env.keep.empty()) {
+        // The output the row was made from: the statistics file, or stdout for the tools
+        // that print their JSON. Renamed, or copied where the scratch folder is on another
+        // file system.
+        const bool printed = p.work->tool == tool_kind::gates;
+        const auto& made = printed ? out_file : json_file;
+        const auto kept = env.keep / (p.id + (printed ? ".json" : json_file.extension().string()));
+        std::filesystem::create_directories(env.keep, ec);
+        if (!ec) std::filesystem::rename(made, kept, ec);
+        if (ec) {
+            ec.clear();
+            std::filesystem::copy_file(made, kept,
+                                       std::filesystem::copy_options::overwrite_existing, ec);
+        }
+        if (ec)
+            return fail("failed",
+                        "cannot keep the output as '" + kept.string() + "': " + ec.message(), wall);
+    }
     row["status"] = "ok";
     row["error"] = "";
     row["wall_s"] = wall;
     std::filesystem::remove(json_file, ec);
     return row;
+}
+
+std::filesystem::path outputs_folder(const std::string& prefix) {
+    std::filesystem::path p = files_for(prefix).csv;
+    p.replace_extension(".outputs");
+    return std::filesystem::absolute(p).lexically_normal();
 }
 
 namespace {

@@ -14,7 +14,13 @@ namespace sweep {
 struct run_env {
     std::filesystem::path tools;   ///< folder of the warpkit-* executables
     std::filesystem::path scratch; ///< a private folder of this process
+    /// Where a finished point's tool output is kept, as POINT.json or POINT.jsonl (the
+    /// statistics file of the tool); empty: it is deleted once its row is made.
+    std::filesystem::path keep;
 };
+
+/// The folder that keeps the tools' outputs of the sweep writing PREFIX.csv: PREFIX.outputs.
+[[nodiscard]] std::filesystem::path outputs_folder(const std::string& prefix);
 
 /// The table's columns: point, workload, preset, seed, the grid's keys, the statistics, the
 /// derived figures, status, error, wall_s.
