@@ -4,6 +4,7 @@
 #include <warpkit/core/lane_mask.hpp>
 #include <warpkit/core/latch.hpp>
 #include <warpkit/core/rng.hpp>
+#include <warpkit/core/tick_pool.hpp>
 
 #include <benchmark/benchmark.h>
 
@@ -105,5 +106,19 @@ void bm_rng_below(benchmark::State& state) {
     state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(bm_rng_below);
+
+// One fork and join of a tick_pool (what a GPU ticking its SMs on N threads pays per cycle on
+// top of the ticks themselves): the calls do nothing but count. Meaningful only with as many
+// idle cores as threads.
+void bm_tick_pool_round_trip(benchmark::State& state) {
+    warpkit::tick_pool pool(static_cast<unsigned>(state.range(0)) - 1);
+    std::array<std::uint64_t, 64> counts{};
+    auto f = [&](unsigned t) { ++counts[8 * t]; }; // a cache line apart
+    for (auto _ : state)
+        pool.run(f);
+    benchmark::DoNotOptimize(counts);
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(bm_tick_pool_round_trip)->Arg(1)->Arg(2)->UseRealTime();
 
 } // namespace

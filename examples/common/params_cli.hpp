@@ -119,6 +119,7 @@ struct preset_options {
     std::string gpgpusim_file;          ///< --gpgpusim-config
     std::vector<std::string> overrides; ///< --set, in order
     std::uint64_t max_device_mb = 0;    ///< --max-device-mb (0: half the machine's memory)
+    std::uint32_t threads = 0;          ///< --threads (0: the preset's, one)
     bool list_presets = false;
     bool dump_params = false;
     /// Where the mapping report and warnings of --gpgpusim-config go (stdout carries the
@@ -140,6 +141,10 @@ struct preset_options {
                        "each option became and warns on the options warpkit has no equivalent "
                        "for (applied after the preset and --config, before --set)");
         app.add_option("--set", overrides, "override a preset parameter: key=value (repeatable)");
+        app.add_option("--threads", threads,
+                       "host threads that tick the SMs within a cycle (as --set threads=N; "
+                       "results are the same for any count)")
+            ->check(CLI::Range(1, 256));
         app.add_option("--max-device-mb", max_device_mb,
                        "cap on the host memory the simulated device may hold, in MiB: its "
                        "buffers and the pages kernels write (default: half of this machine's "
@@ -159,6 +164,7 @@ struct preset_options {
             out.insert(out.end(), mapped.begin(), mapped.end());
         }
         out.insert(out.end(), overrides.begin(), overrides.end());
+        if (threads != 0) out.push_back("threads=" + std::to_string(threads));
         return out;
     }
     /// The device-memory cap in bytes (--max-device-mb, else the default).

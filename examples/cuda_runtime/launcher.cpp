@@ -32,6 +32,8 @@ options:
                        --config, before --set); what each option became and a warning per
                        option without equivalent go to stderr
   --set KEY=VALUE      override a parameter of the preset (repeatable)
+  --threads N          host threads that tick the SMs within a cycle (as --set threads=N;
+                       the results are the same for any N)
   --stats FILE.jsonl   one JSON record per kernel launch
   --csv FILE.csv       one row per kernel launch
   --functional         run every kernel functionally (no timing)
@@ -113,6 +115,8 @@ int main(int argc, char** argv) {
                 set("WARPKIT_CUDA_GPGPUSIM_CONFIG", std::filesystem::absolute(value(a)).string());
             else if (a == "--set")
                 overrides.push_back(value(a));
+            else if (a == "--threads")
+                overrides.push_back("threads=" + std::string(value(a)));
             else if (a == "--stats")
                 set("WARPKIT_CUDA_STATS", std::filesystem::absolute(value(a)).string());
             else if (a == "--csv")
@@ -137,8 +141,7 @@ int main(int argc, char** argv) {
                 const std::string v(value(a));
                 set("WARPKIT_CUDA_PTXAS",
                     v == "off" || v == "0" ? v : std::filesystem::absolute(v).string());
-            }
-            else if (!a.empty() && a[0] == '-')
+            } else if (!a.empty() && a[0] == '-')
                 usage_error("unknown option '" + std::string(a) + "'");
             else
                 break; // the program, without a "--" before it

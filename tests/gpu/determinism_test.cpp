@@ -1,14 +1,20 @@
 // Determinism: the same kernel on the same preset gives byte-identical stats JSON and device
 // memory every time it runs (fresh GPU and memory each time), on every preset the registry
-// knows; and the conservation identities of gpu/invariants.hpp hold for those runs and catch
-// a counter that does not add up.
+// knows, and whatever the number of threads the SMs tick on; the conservation identities of
+// gpu/invariants.hpp hold for those runs and catch a counter that does not add up.
 #include <warpkit/core/json.hpp>
 #include <warpkit/core/stats.hpp>
 #include <warpkit/func/global_memory.hpp>
-#include <warpkit/gpu/invariants.hpp>
 #include <warpkit/func/isa_kernel.hpp>
+#include <warpkit/gpu/invariants.hpp>
 #include <warpkit/gpu/preset_registry.hpp>
+#include <warpkit/gpu/presets.hpp>
+#include <warpkit/host/device.hpp>
+#include <warpkit/host/launch_file.hpp>
+#include <warpkit/host/launch_runner.hpp>
 #include <warpkit/isa/assembler.hpp>
+#include <warpkit/ptx/launch.hpp>
+#include <warpkit/ptx/parser.hpp>
 
 #include <doctest/doctest.h>
 
@@ -42,14 +48,14 @@ const std::vector<std::string> kernels = {"vadd.s", "reduce.s", "histogram.s", "
 
 struct outcome {
     std::string stats;           // stats_to_json(run_stats), dumped
-    func::global_memory memory;   // device memory afterwards
+    func::global_memory memory;  // device memory afterwards
     gpu::invariant_report check; // conservation identities of the run
 };
 
 template <class Preset>
 outcome run_once(const std::string& text, const std::string& name) {
     const func::isa_kernel k(isa::assemble(text, name),
-                            static_cast<std::uint32_t>(Preset::warp_size));
+                             static_cast<std::uint32_t>(Preset::warp_size));
     outcome o;
     func::load_data(k, o.memory);
     const auto p = Preset::params();
@@ -83,6 +89,87 @@ TEST_CASE("every preset gives byte-identical stats and memory for the same kerne
             CHECK_MESSAGE(a.check.ok(), a.check.describe());
             CHECK(a.check.checked() > 20);
         }
+}
+
+namespace {
+
+struct threaded_run {
+    std::string stats;
+    func::global_memory memory;
+    unsigned threads = 0;
+};
+
+// One bundled CUDA kernel (examples/cuda/NAME.ptx and its launch file) on a GPU of `p`.
+template <class Preset>
+threaded_run run_ptx(const std::string& name, const gpu::gpu_params& p) {
+    const char* root = std::getenv("WARPKIT_SOURCE_DIR");
+    const std::string dir = std::string(root != nullptr ? root : ".") + "/examples/cuda/";
+    const auto m = ptx::read_ptx(dir + name + ".ptx");
+    const auto spec = host::read_launch(dir + name + ".launch.json");
+    host::device dev(std::string(Preset::params().name));
+    const auto k = dev.prepare(m, name);
+    const auto bufs = host::allocate(dev, spec);
+    const ptx::launch l(k, spec.grid, spec.block, host::pack(k, spec, bufs), spec.shared_bytes,
+                        static_cast<std::uint32_t>(Preset::warp_size));
+    gpu::gpu<Preset> g(p);
+    threaded_run r;
+    r.stats = stats_to_json(g.run(l, dev.memory())).dump();
+    r.memory = dev.memory();
+    r.threads = g.threads_used();
+    return r;
+}
+
+} // namespace
+
+TEST_CASE("SMs on 1 to 4 threads: byte-identical stats and device memory") {
+    // Loads, stores, shared memory and barriers (sgemm_tiled); global atomics (histogram);
+    // threads racing to store to the same words (bfs); warp shuffles and votes (warp_reduce).
+    for (const char* name : {"histogram", "bfs", "sgemm_tiled", "warp_reduce"}) {
+        CAPTURE(name);
+        auto p = gpu::fermi_gtx480::params();
+        const threaded_run one = run_ptx<gpu::fermi_gtx480>(name, p);
+        CHECK(one.threads == 1);
+        for (std::uint32_t t : {2U, 4U}) {
+            CAPTURE(t);
+            p.threads = t;
+            const threaded_run many = run_ptx<gpu::fermi_gtx480>(name, p);
+            CHECK(many.threads == t);
+            CHECK(many.stats == one.stats);
+            CHECK(many.memory == one.memory);
+        }
+    }
+    // More threads than SMs: one per SM.
+    auto few = gpu::fermi_gtx480::params();
+    few.sms = 2;
+    const threaded_run two_sms = run_ptx<gpu::fermi_gtx480>("histogram", few);
+    few.threads = 8;
+    const threaded_run eight = run_ptx<gpu::fermi_gtx480>("histogram", few);
+    CHECK(eight.threads == 2);
+    CHECK(eight.stats == two_sms.stats);
+    CHECK(eight.memory == two_sms.memory);
+}
+
+TEST_CASE("SMs that see each other within a cycle tick on one thread, whatever threads says") {
+    // Front-end sharing clusters.
+    auto shared = gpu::fermi_gtx480::params();
+    shared.sms = 16;
+    shared.cluster_size = 2;
+    shared.threads = 4;
+    CHECK(run_ptx<gpu::fermi_gtx480>("reduce", shared).threads == 1);
+    // AMOEBA's dynamic split.
+    auto split = gpu::amoeba_48_fused::params();
+    split.sm.split.mode = reconfig::split_mode::direct;
+    split.threads = 4;
+    CHECK(run_ptx<gpu::amoeba_48_fused>("reduce", split).threads == 1);
+    // A warpkit-ISA kernel (its executor writes device memory as it executes).
+    const func::isa_kernel k(isa::assemble(kernel_text("vadd.s"), "vadd.s"), 32);
+    func::global_memory mem;
+    func::load_data(k, mem);
+    auto isa = gpu::fermi_gtx480::params();
+    isa.threads = 4;
+    gpu::gpu<gpu::fermi_gtx480> g(isa);
+    static_cast<void>(g.run(k, mem));
+    CHECK(g.threads_used() == 1);
 }
 
 TEST_CASE("the conservation identities catch a lost or duplicated item") {

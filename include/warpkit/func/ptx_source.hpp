@@ -35,6 +35,7 @@
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/lane_mask.hpp>
 #include <warpkit/core/reflect.hpp>
+#include <warpkit/func/deferred_global.hpp>
 #include <warpkit/func/global_memory.hpp>
 #include <warpkit/func/instruction_source.hpp>
 #include <warpkit/func/ptx_matrix.hpp>
@@ -96,7 +97,11 @@ public:
             throw config_error("warp_size", std::to_string(l.warp_size()),
                                std::to_string(WarpSize));
         for (std::size_t pc = 0; pc < k_->size(); ++pc) {
-            if (ptx::warp_collective(k_->at(pc).in.opcode)) can_cut_ = false;
+            const ptx::op o = k_->at(pc).in.opcode;
+            if (ptx::warp_collective(o)) can_cut_ = false;
+            // Texture fetches and matrix loads read device memory where they execute.
+            if (o == ptx::op::tex || o == ptx::op::wmma_load || o == ptx::op::wmma_store)
+                deferrable_ = false;
         }
     }
 
@@ -297,6 +302,23 @@ public:
     /// Every warp of block slot `bslot` has exited.
     [[nodiscard]] bool block_finished(std::uint32_t bslot) const {
         return blocks_.at(bslot).live_warps == 0;
+    }
+    /// True when every access of the kernel to device memory is a load, store or atomic
+    /// (ld, ldu, st, atom, red) that `defer_global` can hold back: no texture fetch, no
+    /// matrix load or store.
+    [[nodiscard]] bool deferrable() const noexcept { return deferrable_; }
+    /// While on, the device-memory (global) effects of ld, ldu, st, atom and red wait until
+    /// `commit_global()` performs them in the order they executed (func/deferred_global.hpp);
+    /// addresses, faults and the timing model's view happen at execution as before. Needs
+    /// `deferrable()`.
+    void defer_global(bool on) {
+        WARPKIT_EXPECTS((!on || deferrable_) && deferred_.empty());
+        defer_ = on;
+    }
+    /// Performs the held-back accesses in order (see defer_global).
+    void commit_global() {
+        deferred_.commit(*mem_, [this](std::uint32_t slot, std::uint32_t r, std::size_t l,
+                                       std::uint64_t v, ptx::type t) { put_(slot, r, l, v, t); });
     }
     /// False when the kernel has warp-collective instructions (ptx::warp_collective): its
     /// warps must not be cut.
@@ -639,22 +661,42 @@ private:
             if (loc.sp == ptx::space::global && mem_->bounds_checked())
                 check_bounds_(loc.addr, align_mask + 1, l);
             d.addr[l] = timing_address_(slot, loc, l, align_mask + 1);
+            const bool held = defer_ && loc.sp == ptx::space::global;
+            using dk = deferred_access::kind;
+            const auto hold = [&](dk k, std::uint32_t reg, std::uint64_t at, std::uint64_t b,
+                                  std::uint64_t c) {
+                deferred_.hold({at, b, c, &in, slot, reg, static_cast<std::uint16_t>(l),
+                                static_cast<std::uint8_t>(size), k});
+            };
             switch (in.opcode) {
             case op::ld:
             case op::ldu:
-                for (unsigned e = 0; e < vec; ++e)
-                    put_(slot, p.dst[e], l, load_(slot, {loc.sp, loc.addr + e * size}, l, size),
-                         in.t);
+                for (unsigned e = 0; e < vec; ++e) {
+                    if (held)
+                        hold(dk::load, p.dst[e], loc.addr + e * size, 0, 0);
+                    else
+                        put_(slot, p.dst[e], l, load_(slot, {loc.sp, loc.addr + e * size}, l, size),
+                             in.t);
+                }
                 break;
             case op::st: {
                 // [addr], value or {v0, v1, ...}: the values follow the address.
-                for (unsigned e = 0; e < vec; ++e)
-                    store_(slot, {loc.sp, loc.addr + e * size}, l, size, read_(slot, p.src[e], l));
+                for (unsigned e = 0; e < vec; ++e) {
+                    if (held)
+                        hold(dk::store, 0, loc.addr + e * size, read_(slot, p.src[e], l), 0);
+                    else
+                        store_(slot, {loc.sp, loc.addr + e * size}, l, size,
+                               read_(slot, p.src[e], l));
+                }
                 break;
             }
             default: { // atom, red: lane by lane in lane order
                 const std::uint64_t b = p.num_src > 0 ? read_(slot, p.src[0], l) : 0;
                 const std::uint64_t c = p.num_src > 1 ? read_(slot, p.src[1], l) : 0;
+                if (held) {
+                    hold(dk::atomic, in.opcode == op::atom ? p.dst[0] : 0, loc.addr, b, c);
+                    break;
+                }
                 const std::uint64_t old = load_(slot, loc, l, size);
                 store_(slot, loc, l, size, ptx::atomic_result(in, old, b, c));
                 if (in.opcode == op::atom) put_(slot, p.dst[0], l, old, in.t);
@@ -824,6 +866,9 @@ private:
     std::uint64_t hit_lo_ = 1;    // the allocation the last checked access fell in
     std::uint64_t hit_bytes_ = 0; // (empty at first: address 1 holds no access of >= 1 byte)
     bool can_cut_ = true;
+    deferred_global deferred_; // device-memory accesses held back (defer_global)
+    bool defer_ = false;
+    bool deferrable_ = true;
 };
 
 /// Writes the initialisers of the kernel's module `.global` variables to device memory (zeros

@@ -238,7 +238,8 @@ private:
         for (std::size_t i = 0; i < in.src_count; ++i)
             add_register_(s.si.src, s.si.num_src, in.src[i]);
         if (in.mem_width > 0 && s.si.mop != isa::mem_op::none) {
-            s.si.access_bytes = static_cast<std::uint8_t>(std::min<std::uint32_t>(in.mem_width, 255));
+            s.si.access_bytes =
+                static_cast<std::uint8_t>(std::min<std::uint32_t>(in.mem_width, 255));
             place_(s, addresses, t.generic);
         }
         return s;
@@ -264,9 +265,9 @@ private:
     // never reaches is an error.
     void check_barriers_(const trace_block& b) const {
         const auto waits = [](const std::vector<trace_step>& steps) {
-            return static_cast<std::size_t>(std::count_if(
-                steps.begin(), steps.end(),
-                [](const trace_step& s) { return s.si.is_barrier && s.mask != 0; }));
+            return static_cast<std::size_t>(
+                std::count_if(steps.begin(), steps.end(),
+                              [](const trace_step& s) { return s.si.is_barrier && s.mask != 0; }));
         };
         std::size_t fewest = 0;
         std::size_t most = 0;
@@ -412,7 +413,7 @@ public:
         ++st_.warp_instructions;
         st_.thread_instructions += d.active.count();
         if (finished(slot)) {
-            --b.live_warps; // an exited warp waits at no barrier
+            --b.live_warps;    // an exited warp waits at no barrier
             w.steps = nullptr; // the block slot's next block must not revive it
         } else if (s.si.is_barrier && s.mask != 0) {
             w.at_barrier = true;
@@ -460,6 +461,9 @@ public:
         return finished(slot) ? 0 : (*w.steps)[w.next].pc;
     }
     [[nodiscard]] const trace_source_stats& stats() const noexcept { return st_; }
+    /// A replayed warp touches no device memory (the trace holds its addresses): SMs
+    /// replaying a trace may tick on several threads with nothing to hold back.
+    [[nodiscard]] static constexpr bool deferrable() noexcept { return true; }
 
 private:
     // A warp's steps as code for peek_fall_through (size() and static_at(i)).

@@ -8,6 +8,7 @@
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/reflect.hpp>
 #include <warpkit/core/stats.hpp>
+#include <warpkit/core/tick_pool.hpp>
 #include <warpkit/func/global_memory.hpp>
 #include <warpkit/func/isa_kernel.hpp>
 #include <warpkit/func/isa_source.hpp>
@@ -68,8 +69,16 @@ struct gpu_params {
     memory_params memory{};
     /// Front-end sharing in clusters of cluster_size SMs (paper 000).
     reconfig::front_end_sharing_params sharing{};
+    /// Host threads that tick the SMs within a cycle (at most one per SM). Results are the
+    /// same, byte for byte, for any count: the SMs' device-memory accesses of a cycle are
+    /// performed after it in SM order (gpu::run). SMs tick on one thread whatever this says
+    /// where they must see each other within a cycle: front-end sharing clusters, AMOEBA's
+    /// dynamic split, warpkit-ISA kernels, PTX kernels with texture fetches or matrix loads
+    /// and stores (gpu::threads_used says what the last run used).
+    std::uint32_t threads = 1;
     void validate() const {
         check_range("sms", sms, 1U, 4096U);
+        check_range("threads", threads, 1U, 256U);
         check_range("core_mhz", core_mhz, 1U, 100000U);
         check_range("schedulers", schedulers, 1U, 8U);
         check_range("watchdog_cycles", watchdog_cycles, std::uint64_t{1}, std::uint64_t{1} << 40);
@@ -90,7 +99,7 @@ struct gpu_params {
     }
     WARPKIT_FIELDS(gpu_params, name, sms, core_mhz, schedulers, scheduler, simt_stack, cluster_size,
                    registers, shared_bytes, default_block_shared_bytes, watchdog_cycles, max_cycles,
-                   sample_cycles, device_memory_mb, sm, memory, sharing)
+                   sample_cycles, device_memory_mb, sm, memory, sharing, threads)
 };
 
 /// What one kernel run measured.
@@ -248,6 +257,24 @@ public:
             fs->launch(sms);
         }
 
+        // SMs on several threads: each ticks on its thread, holding its device-memory
+        // accesses and completed blocks back; after the cycle they are performed SM by SM,
+        // in the order one thread would have.
+        const unsigned threads = threads_for_(sms, fs.has_value());
+        threads_used_ = threads;
+        std::optional<tick_pool> pool;
+        std::vector<std::vector<std::uint32_t>> finished(threads > 1 ? sms.size() : 0);
+        if (threads > 1) {
+            pool.emplace(threads - 1);
+            for (auto& s : sms)
+                s.defer_memory(true);
+        }
+        const auto tick_share = [&](unsigned t) {
+            const std::size_t n = sms.size();
+            for (std::size_t i = n * t / threads; i < n * (t + 1) / threads; ++i)
+                sms[i].tick([&finished, i](std::uint32_t b) { finished[i].push_back(b); });
+        };
+
         run_stats rs;
         std::vector<cta_dispatcher::placement> placed;
         placed.reserve(p_.cluster_size);
@@ -267,12 +294,26 @@ public:
                         sms[i].receive(msys->take_reply(i));
             if (fs) fs->before_tick(sms, cycle);
             std::uint64_t issued = 0;
-            for (auto& s : sms) {
-                s.tick([&](std::uint32_t b) {
-                    disp.retire(s.id());
-                    if (block_done) block_done(b, s, cycle);
-                });
-                issued += s.warp_instructions();
+            if (pool) {
+                pool->run(tick_share);
+                for (std::size_t i = 0; i < sms.size(); ++i) {
+                    auto& s = sms[i];
+                    s.commit_memory();
+                    for (const std::uint32_t b : finished[i]) {
+                        disp.retire(s.id());
+                        if (block_done) block_done(b, s, cycle);
+                    }
+                    finished[i].clear();
+                    issued += s.warp_instructions();
+                }
+            } else {
+                for (auto& s : sms) {
+                    s.tick([&](std::uint32_t b) {
+                        disp.retire(s.id());
+                        if (block_done) block_done(b, s, cycle);
+                    });
+                    issued += s.warp_instructions();
+                }
             }
             if (fs) fs->after_tick(sms, cycle);
             if (msys) {
@@ -331,7 +372,21 @@ public:
         return rs;
     }
 
+    /// The host threads the last run ticked its SMs on: params().threads, at most one per
+    /// SM, and one where the SMs must see each other within a cycle (gpu_params::threads).
+    [[nodiscard]] unsigned threads_used() const noexcept { return threads_used_; }
+
 private:
+    template <class Sms>
+    [[nodiscard]] unsigned threads_for_(const Sms& sms, bool sharing) const {
+        const bool defer =
+            std::all_of(sms.begin(), sms.end(), [](const auto& s) { return s.can_defer_memory(); });
+        return threads_of_(defer, sharing);
+    }
+    [[nodiscard]] unsigned threads_of_(bool defer, bool sharing) const noexcept {
+        if (!defer || sharing || p_.sm.split.mode != reconfig::split_mode::off) return 1;
+        return std::min(p_.threads, p_.sms);
+    }
     // The params as this GPU runs them: a static scheduler type's kind replaces p.scheduler's
     // where it is one of the selectable kinds, a static stack type's kind p.simt_stack, a
     // static coalescer type's kind p.sm.coalescer and a static gating policy's kind
@@ -364,6 +419,7 @@ private:
 
     gpu_params p_;
     scheduler_params sched_;
+    unsigned threads_used_ = 1;
 };
 
 } // namespace warpkit::gpu

@@ -354,6 +354,23 @@ public:
         return power_.adaptation(u);
     }
     [[nodiscard]] const Source& source() const noexcept { return source_; }
+    /// True when the instruction source can hold back its device-memory accesses until
+    /// commit_memory() (func::ptx_source::defer_global), or touches no device memory (a
+    /// trace): SMs may then tick on several threads within a cycle.
+    [[nodiscard]] bool can_defer_memory() const noexcept {
+        if constexpr (requires { source_.deferrable(); })
+            return source_.deferrable();
+        else
+            return false;
+    }
+    /// Holds back (or not) the source's device-memory accesses until commit_memory().
+    void defer_memory(bool on) {
+        if constexpr (requires { source_.defer_global(on); }) source_.defer_global(on);
+    }
+    /// Performs the accesses held back since the last commit, in the order they executed.
+    void commit_memory() {
+        if constexpr (requires { source_.commit_global(); }) source_.commit_global();
+    }
     [[nodiscard]] std::uint64_t warp_instructions() const noexcept { return s_.warp_instructions; }
 
     /// One line per resident warp: slot, pc-independent state (for deadlock reports).
