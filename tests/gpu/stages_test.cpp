@@ -96,10 +96,62 @@ TEST_CASE("fetch stage alone: a fetch fills a 2-deep buffer after the fetch late
     CHECK(warps[1].ibuf.size() == 2);
     CHECK(warps[1].ibuf.back().is_exit);
     // A buffer ending in EXIT is not fetched past; one with room and no control is.
-    warps[0].ibuf.erase(warps[0].ibuf.begin());
+    warps[0].ibuf.pop_front();
+    fetch.wake(); // a change the stage did not make
     CHECK(fetch.tick(warps, src, 3, 2) == 1);
     CHECK(warps[0].fetching);
     CHECK(warps[0].fetch_ready == 4);
+}
+
+TEST_CASE("fetch stage alone: a cancelled fetch fills nothing; a search that found nothing "
+          "waits for a completion or wake()") {
+    scripted_source src({{alu(1, {}), alu(2, {}), exit_inst()}, {alu(1, {}), exit_inst()}});
+    auto warps = resident_warps(2);
+    gpu::stages::fetch_stage fetch(2, 2);
+    std::vector<std::uint32_t> filled;
+    const auto note = [&](std::uint32_t s) { filled.push_back(s); };
+    // Cycle 0: warp 0's fetch starts (width 1, latency 2) and is cancelled (a taken branch
+    // flushed it); cycle 1: warp 1's starts; cycle 2: warp 0's cancelled fetch is due and
+    // fills nothing, and warp 0 starts another.
+    CHECK(fetch.tick(warps, src, 0, 1, note) == 1);
+    warps[0].fetching = false;
+    fetch.wake();
+    CHECK(fetch.tick(warps, src, 1, 1, note) == 1);
+    CHECK(warps[1].fetch_ready == 3);
+    CHECK(fetch.tick(warps, src, 2, 1, note) == 1);
+    CHECK(filled.empty());
+    CHECK(warps[0].ibuf.empty());
+    CHECK(warps[0].fetch_ready == 4);
+    // Cycles 3 and 4: the two fetches fill their buffers, in the order they started.
+    CHECK(fetch.tick(warps, src, 3, 1, note) == 0);
+    CHECK(fetch.tick(warps, src, 4, 1, note) == 0);
+    CHECK(filled == std::vector<std::uint32_t>{1, 0});
+    CHECK(warps[0].ibuf.size() == 2);
+    CHECK(warps[1].ibuf.size() == 2);
+    // Both buffers are full: the search finds nothing and waits; an issue elsewhere (wake)
+    // lets it look again and fetch for the warp whose buffer has room.
+    CHECK(fetch.tick(warps, src, 5, 1, note) == 0);
+    warps[0].ibuf.pop_front();
+    fetch.wake();
+    CHECK(fetch.tick(warps, src, 6, 1, note) == 1);
+    CHECK(warps[0].fetching);
+}
+
+TEST_CASE("fetch stage alone: a second fetch in a cycle is looked for past the first one's "
+          "warp") {
+    // The k-th warp looked at is next + k with next moved past each fetch started: with
+    // width 2 from warp 0, warp 0 starts, then warp 2 (not 1) is looked at.
+    scripted_source src({{alu(1, {}), exit_inst()},
+                         {alu(1, {}), exit_inst()},
+                         {alu(1, {}), exit_inst()},
+                         {alu(1, {}), exit_inst()}});
+    auto warps = resident_warps(4);
+    gpu::stages::fetch_stage fetch(2, 1);
+    CHECK(fetch.tick(warps, src, 0, 2) == 2);
+    CHECK(warps[0].fetching);
+    CHECK_FALSE(warps[1].fetching);
+    CHECK(warps[2].fetching);
+    CHECK(fetch.next() == 3);
 }
 
 TEST_CASE("writeback stage alone: registers are released when their results arrive") {
@@ -243,6 +295,63 @@ TEST_CASE("issue stage alone: picks the ready warps and counts a stall by its ca
     CHECK(stalls.scoreboard == 1);
 }
 
+TEST_CASE("issue stage alone: tracking picks and stalls as describing every warp does") {
+    issue::scheduler_bank_params<issue::no_params> bp;
+    bp.schedulers = 1;
+    using bank_t = issue::scheduler_bank<issue::lrr>;
+    static_assert(bank_t::scheduler_type::issuable_only());
+    bank_t plain_bank(bp);
+    bank_t tracked_bank(bp);
+    auto warps = resident_warps(4);
+    for (auto& w : warps) {
+        w.ibuf.push_back(alu(1, {}));
+        w.ibuf.push_back(alu(2, {}));
+    }
+    warps[3].ibuf.clear();
+    gpu::stages::issue_stage<bank_t> plain(4, 2);
+    gpu::stages::issue_stage<bank_t> tracked(4, 2);
+    tracked.track(true);
+    CHECK(tracked.tracking());
+    gpu::stages::no_front_end_sharing sharing;
+    gpu::stages::type_demand demand_a;
+    gpu::stages::type_demand demand_b;
+    demand_a.on = demand_b.on = {true, true};
+    gpu::stall_stats stalls_a;
+    gpu::stall_stats stalls_b;
+    fake_port a{{true, true, false, false}, {}};
+    fake_port b = a;
+    // Each cycle the hazards change as writebacks would; the tracked stage is told which
+    // warps changed (touch), the plain one looks at all of them.
+    const std::vector<std::vector<bool>> hazards = {
+        {true, true, false, false}, {true, true, true, false}, {false, true, true, false},
+        {false, false, true, false}, {true, false, false, false}, {false, false, false, false}};
+    for (std::size_t cycle = 0; cycle < hazards.size(); ++cycle) {
+        for (std::uint32_t s = 0; s < 4; ++s)
+            if (a.hazard_on[s] != hazards[cycle][s]) tracked.touch(s);
+        a.hazard_on = b.hazard_on = hazards[cycle];
+        if (cycle == 3) { // warp 3's fetch fills its buffer
+            warps[3].ibuf.push_back(alu(3, {}));
+            tracked.touch(3);
+        }
+        a.executed.clear();
+        b.executed.clear();
+        const auto na = plain.tick(0, plain_bank, warps, sharing, a, demand_a, stalls_a);
+        const auto nb = tracked.tick(0, tracked_bank, warps, sharing, b, demand_b, stalls_b);
+        CHECK(na == nb);
+        CHECK(a.executed == b.executed);
+        for (const auto s : a.executed) { // the issued instruction leaves the buffer
+            warps[s].ibuf.pop_front();
+            if (warps[s].ibuf.empty()) warps[s].ibuf.push_back(alu(4, {}));
+            tracked.touch(s);
+        }
+    }
+    CHECK(stalls_a.scoreboard == stalls_b.scoreboard);
+    CHECK(stalls_a.fetch == stalls_b.fetch);
+    CHECK(stalls_a.unit == stalls_b.unit);
+    CHECK(stalls_a.scoreboard + stalls_a.fetch > 0);
+    CHECK(demand_a.ready_ops == demand_b.ready_ops);
+}
+
 TEST_CASE("execute stage alone: an issued add reserves its register and occupies its SP") {
     gpu::sm_params p;
     gpu::stages::execute_stage exec(p.units);
@@ -253,7 +362,8 @@ TEST_CASE("execute stage alone: an issued add reserves its register and occupies
     gpu::sm_stats counts;
     scripted_source src({{alu(1, {}), exit_inst()}});
     auto warps = resident_warps(1);
-    warps[0].ibuf = {alu(1, {}), exit_inst()};
+    warps[0].ibuf.push_back(alu(1, {}));
+    warps[0].ibuf.push_back(exit_inst());
     const gpu::stages::execute_context<scripted_source, gpu::stages::no_front_end_sharing, ldst_t>
         ctx{src, sharing, sb, ldst, results, counts, func::exec_site{0, 5}};
     const auto add = alu(1, {});

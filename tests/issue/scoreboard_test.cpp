@@ -104,6 +104,30 @@ TEST_CASE_TEMPLATE("scoreboard: long-latency destinations mark the warp as waiti
     CHECK(sb.stats().long_latency_reservations == 1);
 }
 
+TEST_CASE("scoreboard: a warp's version changes with every change to its writes in flight") {
+    scoreboard sb(warpkit::issue::scoreboard_params{.warps = 2});
+    const auto v0 = sb.version(0);
+    const auto other = sb.version(1);
+    const auto w = operands{}.write(5).write_pred(1);
+    CHECK(sb.peek(0, operands{}.read(5)).raw == false);
+    sb.reserve(0, w, true);
+    const auto v1 = sb.version(0);
+    CHECK(v1 != v0);
+    CHECK(sb.peek(0, operands{}.read(5)).raw);
+    sb.release(0, 5);
+    const auto v2 = sb.version(0);
+    CHECK(v2 != v1);
+    sb.release_pred(0, 1);
+    const auto v3 = sb.version(0);
+    CHECK(v3 != v2);
+    sb.reserve(0, operands{}.write(7));
+    const auto v4 = sb.version(0);
+    sb.clear(0);
+    CHECK(sb.version(0) != v4);
+    CHECK_FALSE(sb.pending(0, 7));
+    CHECK(sb.version(1) == other); // warp 1 was never touched
+}
+
 TEST_CASE("scoreboard: contract and params errors") {
     scoreboard sb;
     const auto w3 = operands{}.write(3);

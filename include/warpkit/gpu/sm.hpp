@@ -210,6 +210,9 @@ public:
                 ++s_.warps_started;
         }
         ++resident_blocks_;
+        fetch_.wake();
+        for (auto s : slots_tmp_)
+            issue_.touch(s);
     }
 
     /// Advances one core cycle. Completed blocks are reported through `on_block_done(index)`.
@@ -236,10 +239,14 @@ public:
         power_.gate(execute_.units(0), p_.issue_width,
                     [this](isa::unit_class u) { return type_active_(u); });
         if constexpr (split_type::available)
-            if (split_.enabled()) split_.step(warps_, blocks_, source_, scoreboard_, s_);
+            if (split_.enabled()) {
+                split_.step(warps_, blocks_, source_, scoreboard_, s_);
+                fetch_.wake(); // warps may have been cut, moved or binned
+            }
         if (!sharing_.slave_shared())
             s_.fetches += fetch_.tick(warps_, source_, now_,
-                                      split_.split() ? 2 * p_.fetch_width : p_.fetch_width);
+                                      split_.split() ? 2 * p_.fetch_width : p_.fetch_width,
+                                      [this](std::uint32_t s) { issue_.touch(s); });
         retire_blocks_(on_block_done);
         execute_.tick();
         ++now_;
@@ -402,7 +409,7 @@ private:
         sm& m;
         [[nodiscard]] bool at_barrier(std::uint32_t s) const { return m.source_.at_barrier(s); }
         [[nodiscard]] issue::hazard hazard(std::uint32_t s, const isa::static_inst& si) const {
-            return m.sharing_.hazard(m.scoreboard_, s, stages::operands_of<operands_type>(si));
+            return m.hazard_(s, si);
         }
         [[nodiscard]] bool ldst_free(std::uint32_t h) const {
             return m.execute_.ldst_free(m.ldst_, h, m.now_);
@@ -424,10 +431,39 @@ private:
         return p.issue_width;
     }
 
+    // The hazards of warp `s`'s front instruction `si`. The issue stage asks for every
+    // resident warp every cycle, mostly about an instruction that waits for the same
+    // operands as in the cycle before: outside a sharing cluster the answer is kept with the
+    // warp (stages::hazard_memo) until the scoreboard's version of the warp or its front
+    // instruction changes. In a cluster the sharing slot answers each time (a master's
+    // answer comes from the cluster's enhanced scoreboard; a slave asks about the master's
+    // instructions, not its own buffer).
+    [[nodiscard]] issue::hazard hazard_(std::uint32_t s, const isa::static_inst& si) {
+        const auto ops = [&] { return stages::operands_of<operands_type>(si); };
+        if (!sharing_.lone()) return sharing_.hazard(scoreboard_, s, ops());
+        auto& w = warps_[s];
+        stages::hazard_memo& k = w.hazards;
+        const std::uint64_t version = scoreboard_.version(s);
+        if (k.version != version || k.serial != w.ibuf.serial()) {
+            k.version = version;
+            k.serial = w.ibuf.serial();
+            k.answer = scoreboard_.peek(s, ops());
+        }
+#ifndef NDEBUG
+        // Debug builds (the tests under the sanitizers) check every kept answer against the
+        // scoreboard, and with it that the question was about the front instruction.
+        const issue::hazard fresh = scoreboard_.peek(s, ops());
+        WARPKIT_EXPECTS(fresh.raw == k.answer.raw && fresh.waw == k.answer.waw &&
+                        fresh.long_latency == k.answer.long_latency);
+#endif
+        return k.answer;
+    }
+
     // A result reaches writeback: the sharing slot decides which scoreboard it clears.
     [[nodiscard]] auto release_fn_() {
         return [this](std::uint32_t slot, const operands_type& writes, bool memory) {
             sharing_.release(scoreboard_, slot, writes, memory, now_);
+            issue_.touch(slot);
         };
     }
 
@@ -449,6 +485,10 @@ private:
     // SM1's, each with its own scheduler and units, over its own warps).
     void issue_half_(scheduler_bank_type& bank, std::uint32_t h) {
         if (sharing_.master_paused()) return; // the cluster ramps down: nothing issues
+        // The issue stage tracks what stops each warp (and describes only the warps that can
+        // issue) where that is exact: one half, no sharing cluster, and schedulers that pick
+        // from the issuable warps alone.
+        issue_.track(sharing_.lone() && !split_.enabled() && bank.issuable_only());
         issue_wiring port{*this};
         const std::size_t issued =
             issue_.tick(h, bank, std::span<const stages::warp_context>(warps_), sharing_, port,
@@ -490,6 +530,7 @@ private:
     // One more pass of a shared-memory access whose lanes lost a bank conflict.
     void replay_(std::uint32_t s) {
         auto& w = warps_[s];
+        issue_.touch(s);
         execute_.replay(s, w.half);
         ldst_.replay(s, w, now_, s_, writeback_.results());
     }
@@ -507,6 +548,8 @@ private:
                 s_,
                 func::exec_site{id_, now_}};
         execute_.execute(s, si, w, passes_(s), ctx);
+        fetch_.wake(); // the warp's buffer, pc or barrier state changed
+        issue_.touch(s);
         if (source_.finished(s)) {
             w.resident = false;
             w.ibuf.clear();
@@ -523,6 +566,8 @@ private:
             if (source_.barrier_complete(b)) {
                 source_.release_barrier(b);
                 ++s_.barrier_releases;
+                fetch_.wake();
+                issue_.touch_all();
             }
             if (blk.live_warps == 0 && source_.block_finished(b)) {
                 blk.resident = false;

@@ -40,6 +40,10 @@ public:
     /// Short name for reports.
     static constexpr std::string_view kind = "gto";
 
+    /// True: select() picks from the issuable views alone, so a caller may leave the others
+    /// out of the span it passes (scheduler_bank does, and the pick is the same).
+    [[nodiscard]] static constexpr bool issuable_only() noexcept { return true; }
+
     /// The greedy warp if it can issue, then the oldest issuable warps, up to `width`.
     [[nodiscard]] issue_list select(std::span<const warp_view> views, std::size_t width) {
         WARPKIT_EXPECTS(width <= max_issue_width);

@@ -84,15 +84,20 @@ public:
     /// Each scheduler picks among its own warps; `width` is the bank's total width, shared as
     /// evenly as possible: each gets width / n slots, and the width mod n extra slots go to
     /// the schedulers next in a rotation that advances every cycle (so a bank narrower than
-    /// its scheduler count starves none of them).
+    /// its scheduler count starves none of them). A scheduler whose issuable_only() holds is
+    /// passed its issuable views alone.
     [[nodiscard]] issue_list select(std::span<const warp_view> views, std::size_t width) {
         WARPKIT_EXPECTS(width <= max_issue_width);
         const std::size_t n = size();
-        for (std::size_t k = 0; k < n; ++k)
+        std::uint32_t all_views = 0; // bit k: scheduler k sees the views it cannot issue too
+        for (std::size_t k = 0; k < n; ++k) {
             count_[k] = 0;
+            if (!issuable_only_(k)) all_views |= 1U << k;
+        }
         for (const auto& v : views) {
             WARPKIT_EXPECTS(v.id < owner_.size());
             const std::size_t k = owner_[v.id];
+            if (((all_views >> k) & 1U) == 0 && !issuable(v)) continue;
             WARPKIT_EXPECTS(count_[k] < warps_per_scheduler);
             warp_view& l = local_[k][count_[k]++];
             l = v;
@@ -168,7 +173,24 @@ public:
         return sum_stats(stats().scheduler);
     }
 
+    /// True when every scheduler picks from the issuable views alone (issuable_only()): a
+    /// caller may pass those alone.
+    [[nodiscard]] bool issuable_only() const noexcept {
+        for (std::size_t k = 0; k < size(); ++k)
+            if (!issuable_only_(k)) return false;
+        return true;
+    }
+
 private:
+    // True when scheduler k picks from the issuable views alone (the
+    // bank leaves the other views out of its span).
+    [[nodiscard]] bool issuable_only_(std::size_t k) const noexcept {
+        if constexpr (requires(const S& s) { s.issuable_only(); })
+            return schedulers_[k].issuable_only();
+        else
+            return false;
+    }
+
     // Owner and local id of every warp id, so that splitting the views divides nothing.
     void init() {
         const std::size_t n = schedulers_.size();

@@ -188,6 +188,7 @@ public:
                         !ops.pred_dsts.intersects(s.pending_preds));
         s.pending |= ops.dsts;
         s.pending_preds |= ops.pred_dsts;
+        ++s.version;
         const auto n = static_cast<std::uint64_t>(ops.write_count());
         stats_.reservations += n;
         if (long_latency) {
@@ -200,11 +201,13 @@ public:
     void release(std::size_t w, unsigned r) {
         warp_state& s = at(w);
         release_bit(s.pending, s.long_regs, r, params_.registers);
+        ++s.version;
     }
     /// Releases predicate `p` of warp `w` (it must be pending).
     void release_pred(std::size_t w, unsigned p) {
         warp_state& s = at(w);
         release_bit(s.pending_preds, s.long_preds, p, params_.predicates);
+        ++s.version;
     }
     /// Releases every destination of `ops` (the writeback of one instruction).
     void release(std::size_t w, const operands_type& ops) {
@@ -235,7 +238,13 @@ public:
         return true;
     }
     /// Forgets warp `w`'s pending writes (a new warp takes the slot).
-    void clear(std::size_t w) { at(w) = warp_state{}; }
+    void clear(std::size_t w) {
+        warp_state& s = at(w);
+        s = warp_state{.version = s.version + 1};
+    }
+    /// A count of the changes to warp `w`'s writes in flight (reserve, release, clear): while
+    /// it stays the same, peek(w, ops) gives the same answer for the same `ops`.
+    [[nodiscard]] std::uint64_t version(std::size_t w) const { return at(w).version; }
 
     [[nodiscard]] const params_type& params() const noexcept { return params_; }
     [[nodiscard]] const stats_type& stats() const noexcept { return stats_; }
@@ -248,6 +257,7 @@ private:
         typename operands_type::predicate_set pending_preds{};
         typename operands_type::register_set long_regs{};
         typename operands_type::predicate_set long_preds{};
+        std::uint64_t version = 0;
     };
 
     static const params_type& checked(const params_type& p) {

@@ -101,6 +101,10 @@ public:
     [[nodiscard]] std::string_view kind_name() const noexcept {
         return enum_names<scheduler_kind>::names[static_cast<std::size_t>(params_.kind)];
     }
+    /// True when the chosen policy picks from the issuable views alone (gto, lrr).
+    [[nodiscard]] bool issuable_only() const noexcept {
+        return std::holds_alternative<gto>(policy_) || std::holds_alternative<lrr>(policy_);
+    }
     /// See warp_scheduler: the chosen policy's picks.
     [[nodiscard]] issue_list select(std::span<const warp_view> views, std::size_t width) {
         return std::visit([&](auto& s) { return s.select(views, width); }, policy_);

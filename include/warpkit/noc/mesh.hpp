@@ -21,7 +21,9 @@
 #include <warpkit/noc/network_stats.hpp>
 #include <warpkit/noc/packet.hpp>
 
+#include <algorithm>
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -191,13 +193,26 @@ private:
         std::uint8_t vc = 0;
         std::uint8_t flags = 0;
     };
-    using timed_flit = typename edges::template timed<flit>;
+    // On a channel, flits and credits carry the low 32 bits of the cycle they arrive in
+    // (arrived() compares them): everything on a channel is due within the channel's depth
+    // and leaves it in its due cycle, so the difference from now_ is small.
+    struct timed_flit {
+        std::uint32_t due = 0;
+        flit f;
+    };
     struct timed_credit {
-        std::uint64_t due = 0;
+        std::uint32_t due = 0;
         std::uint32_t vc = 0;
     };
+    /// A channel time for cycle `t`.
+    [[nodiscard]] static std::uint32_t due_at(std::uint64_t t) noexcept {
+        return static_cast<std::uint32_t>(t);
+    }
+    /// True when something due in `due` (a channel time) has arrived by now_.
+    [[nodiscard]] bool arrived(std::uint32_t due) const noexcept {
+        return static_cast<std::int32_t>(due - due_at(now_)) <= 0;
+    }
     struct ivc_state {
-        std::uint64_t ready = 0; ///< first cycle the next stage may run
         std::uint8_t state = idle_state;
         std::uint8_t out_port = 0;
         std::uint8_t out_vc = 0;
@@ -207,19 +222,46 @@ private:
         std::int32_t vc = -1; ///< the VC the packet holds, -1 until it has one
     };
     struct fabric : detail::subnet_edges<packet_type, source_state> {
-        std::uint64_t credits = 0;                ///< credits on their way back
-        detail::queue_bank<timed_flit> chan;      ///< into router inputs, then node sinks
-        detail::queue_bank<timed_credit> cred;    ///< into router outputs, then node sources
-        detail::queue_bank<flit> buf;             ///< router input VCs
+        std::uint64_t credits = 0;             ///< credits on their way back
+        detail::queue_bank<timed_flit> chan;   ///< into router inputs, then node sinks
+        detail::queue_bank<timed_credit> cred; ///< into router outputs, then node sources
+        detail::queue_bank<flit> buf;          ///< router input VCs
         std::vector<ivc_state> ivc;
         std::vector<std::uint32_t> ovc_credits;
         std::vector<std::uint32_t> ovc_free; ///< per router output: mask of free VCs
         std::vector<std::uint32_t> router_flits;
-        std::vector<std::uint32_t> arriving; ///< per router: flits and credits on their way in
-        std::vector<Alloc> va;               ///< per router output
-        std::vector<Alloc> sa;               ///< per router
-        std::vector<std::uint32_t> vc_ptr;   ///< per router input: VC round-robin
+        // Arrivals by cycle, per router: word (t % wheel_slots_) * routers_ + r has bit p
+        // set when a flit (a credit) on the channel into port p of router r is due in cycle
+        // t; router_step drains just these channels (in port order, as a scan of all would).
+        // Every delay is below wheel_slots_, so a slot is cleared (in its cycle) before it is
+        // used for a later one.
+        std::vector<std::uint64_t> flits_due;
+        std::vector<std::uint64_t> credits_due;
+        // The same for node interfaces: word (t % wheel_slots_) * node_words_ + i / 64 has
+        // bit i % 64 set when a flit (a credit) reaches node i in cycle t.
+        std::vector<std::uint64_t> sink_flits_due;
+        std::vector<std::uint64_t> source_credits_due;
+        // Per router, ivc_words_ words each, bit k for input VC k (port k / vcs_, VC
+        // k % vcs_) of the router, kept equal to what they summarize so that the allocators
+        // visit only the VCs with something to do, in ascending order as a scan would:
+        /// ivc[].state == vc_alloc_state, and the packet's routing delay is over
+        std::vector<std::uint64_t> waiting_vc;
+        /// ivc[].state == active_state, and the VC allocation delay is over
+        std::vector<std::uint64_t> active_vc;
+        std::vector<std::uint64_t> buffered_vc; ///< !buf.empty()
+        // The VCs that join waiting_vc (active_vc) in cycle t: words
+        // ((t % stage_slots_) * routers_ + r) * ivc_words_ on for router r. Every stage delay
+        // is below stage_slots_, and router_step moves a slot's bits in the slot's cycle (a
+        // pending bit belongs to a packet in flight, so step() never skips that cycle). A tail
+        // sent speculatively, before its VC joined active_vc, takes it back out (traverse).
+        std::vector<std::uint64_t> routed_soon;
+        std::vector<std::uint64_t> allocated_soon;
+        std::vector<Alloc> va; ///< per router output
+        std::vector<Alloc> sa; ///< per router
+        /// Per router input: the VC to serve first (may be vcs_, which first_from takes as 0).
+        std::vector<std::uint32_t> vc_ptr;
         detail::queue_bank<flit> sink;       ///< node ejection buffers, per VC
+        std::vector<std::uint32_t> sink_vcs; ///< per node: mask of its non-empty sink buffers
         std::vector<std::uint32_t> sink_rr;  ///< per node: the VC the interface drains first
         std::vector<std::uint32_t> src_credits;
         std::vector<std::uint8_t> src_busy;
@@ -290,6 +332,21 @@ private:
         const std::size_t depth =
             std::size_t{p_.sw_alloc_delay} + switch_traversal_ + p_.credit_delay + max_lat + 3;
         const std::size_t ivcs = router_ports_ * vcs_;
+        const std::size_t pv = std::size_t{ports_} * vcs_;
+        ivc_words_ = (pv + 63) / 64;
+        wheel_slots_ = std::bit_ceil(depth);
+        node_words_ = (std::size_t{nodes_} + 63) / 64;
+        adaptive_ = p_.routing == mesh_routing::west_first || p_.routing == mesh_routing::odd_even;
+        // A packet waits routing_delay (+ 1 behind another) cycles for VC allocation, then
+        // vc_alloc_delay for the switch.
+        stage_slots_ = std::bit_ceil(std::max<std::size_t>(std::size_t{p_.routing_delay} + 2,
+                                                           std::size_t{p_.vc_alloc_delay} + 1));
+        end_router_.resize(router_ports_);
+        end_port_.resize(router_ports_);
+        for (std::size_t e = 0; e < router_ports_; ++e) {
+            end_router_[e] = static_cast<std::uint32_t>(e / ports_);
+            end_port_[e] = static_cast<std::uint32_t>(e % ports_);
+        }
         nets_.resize(p_.subnets);
         for (auto& n : nets_) {
             n.chan = detail::queue_bank<timed_flit>(router_ports_ + nodes_, depth);
@@ -299,7 +356,16 @@ private:
             n.ovc_credits.assign(ivcs, vc_buffer_flits_);
             n.ovc_free.assign(router_ports_, all);
             n.router_flits.assign(routers_, 0);
-            n.arriving.assign(routers_, 0);
+            n.flits_due.assign(wheel_slots_ * routers_, 0);
+            n.credits_due.assign(wheel_slots_ * routers_, 0);
+            n.sink_flits_due.assign(wheel_slots_ * node_words_, 0);
+            n.source_credits_due.assign(wheel_slots_ * node_words_, 0);
+            n.sink_vcs.assign(nodes_, 0);
+            n.waiting_vc.assign(std::size_t{routers_} * ivc_words_, 0);
+            n.active_vc.assign(std::size_t{routers_} * ivc_words_, 0);
+            n.buffered_vc.assign(std::size_t{routers_} * ivc_words_, 0);
+            n.routed_soon.assign(stage_slots_ * routers_ * ivc_words_, 0);
+            n.allocated_soon.assign(stage_slots_ * routers_ * ivc_words_, 0);
             n.va.clear();
             n.va.reserve(router_ports_);
             for (std::size_t i = 0; i < router_ports_; ++i)
@@ -317,20 +383,36 @@ private:
             n.resize_edges(nodes_, C, routers_, p_.inject_queue_packets, p_.eject_queue_packets);
         }
         this->size_edges(nodes_);
-        va_req_.assign(std::size_t{ports_} * ports_ * vcs_, 0);
-        va_match_.assign(std::size_t{ports_} * vcs_, -1);
+        va_req_.assign(std::size_t{ports_} * pv, 0);
+        va_match_.assign(pv, -1);
+        va_in_.assign(std::size_t{ports_} * pv, 0);
+        va_count_.assign(ports_, 0);
         sa_req_.assign(ports_, 0);
         spec_req_.assign(ports_, 0);
         sa_match_.assign(ports_, -1);
+        sa_in_.assign(ports_, 0);
+        ivc_port_.resize(pv);
+        ivc_vc_.resize(pv);
+        for (std::size_t k = 0; k < pv; ++k) {
+            ivc_port_[k] = static_cast<std::uint8_t>(k / vcs_);
+            ivc_vc_[k] = static_cast<std::uint8_t>(k % vcs_);
+        }
         sa_vc_.assign(std::size_t{ports_} * ports_, 0);
         spec_vc_.assign(std::size_t{ports_} * ports_, 0);
     }
 
     bool step(fabric& n) {
         if (n.packets.used() == 0 && n.credits == 0) return false;
+        const std::size_t row = (now_ & (wheel_slots_ - 1)) * node_words_;
         for (node_id i = 0; i < nodes_; ++i) {
-            sink_step(n, i);
-            source_step(n, i);
+            const std::size_t w = row + i / 64;
+            const std::uint64_t bit = std::uint64_t{1} << (i % 64);
+            sink_step(n, i, (n.sink_flits_due[w] & bit) != 0);
+            source_step(n, i, (n.source_credits_due[w] & bit) != 0);
+        }
+        for (std::size_t w = row; w < row + node_words_; ++w) {
+            n.sink_flits_due[w] = 0;
+            n.source_credits_due[w] = 0;
         }
         for (std::uint32_t r = 0; r < routers_; ++r)
             if (t_.enabled[r] != 0) router_step(n, r);
@@ -340,59 +422,127 @@ private:
     // Channel endpoints below router_ports_ belong to routers; the rest to node interfaces.
     void send_flit(fabric& n, std::size_t to, const timed_flit& f) {
         n.chan.push(to, f);
-        if (to < router_ports_) ++n.arriving[to / ports_];
+        if (to < router_ports_)
+            mark_due(n.flits_due, to, f.due);
+        else
+            mark_node_due(n.sink_flits_due, to - router_ports_, f.due);
     }
     void send_credit(fabric& n, std::size_t to, const timed_credit& c) {
         n.cred.push(to, c);
         ++n.credits;
-        if (to < router_ports_) ++n.arriving[to / ports_];
+        if (to < router_ports_)
+            mark_due(n.credits_due, to, c.due);
+        else
+            mark_node_due(n.source_credits_due, to - router_ports_, c.due);
+    }
+    /// Notes in `wheel` (fabric::sink_flits_due or source_credits_due) that something
+    /// reaches node `i` in cycle `due`.
+    void mark_node_due(std::vector<std::uint64_t>& wheel, std::size_t i, std::uint32_t due) {
+        wheel[(due & (wheel_slots_ - 1)) * node_words_ + i / 64] |= std::uint64_t{1} << (i % 64);
+    }
+    /// Notes in `wheel` (fabric::flits_due or credits_due) that something reaches router
+    /// input (output) `to` in cycle `due`.
+    void mark_due(std::vector<std::uint64_t>& wheel, std::size_t to, std::uint32_t due) {
+        wheel[(due & (wheel_slots_ - 1)) * routers_ + end_router_[to]] |= std::uint64_t{1}
+                                                                          << end_port_[to];
+    }
+
+    // ---- input VC masks (fabric::waiting_vc, active_vc, buffered_vc) ---------------------
+    // Input VC k of router r is bit k % 64 of word r * ivc_words_ + k / 64.
+    void set_vc(std::vector<std::uint64_t>& mask, std::uint32_t r, std::size_t k) const noexcept {
+        mask[std::size_t{r} * ivc_words_ + k / 64] |= std::uint64_t{1} << (k % 64);
+    }
+    void clear_vc(std::vector<std::uint64_t>& mask, std::uint32_t r, std::size_t k) const noexcept {
+        mask[std::size_t{r} * ivc_words_ + k / 64] &= ~(std::uint64_t{1} << (k % 64));
+    }
+    /// Puts input VC k of router r into `mask` (waiting_vc, active_vc) from cycle `ready`:
+    /// now when it has come, else through `soon` (routed_soon, allocated_soon).
+    void enter_stage(std::vector<std::uint64_t>& mask, std::vector<std::uint64_t>& soon,
+                     std::uint32_t r, std::size_t k, std::uint64_t ready) const noexcept {
+        if (ready <= now_) {
+            set_vc(mask, r, k);
+            return;
+        }
+        const std::size_t row = ((ready & (stage_slots_ - 1)) * routers_ + r) * ivc_words_;
+        soon[row + k / 64] |= std::uint64_t{1} << (k % 64);
+    }
+    /// Takes input VC k of router r back out of `soon` for cycle `ready`.
+    void leave_stage(std::vector<std::uint64_t>& soon, std::uint32_t r, std::size_t k,
+                     std::uint64_t ready) const noexcept {
+        const std::size_t row = ((ready & (stage_slots_ - 1)) * routers_ + r) * ivc_words_;
+        soon[row + k / 64] &= ~(std::uint64_t{1} << (k % 64));
+    }
+    /// Moves this cycle's slot of `soon` for router r into `mask`.
+    void stage_due(std::vector<std::uint64_t>& mask, std::vector<std::uint64_t>& soon,
+                   std::uint32_t r) const noexcept {
+        const std::size_t row = ((now_ & (stage_slots_ - 1)) * routers_ + r) * ivc_words_;
+        for (std::size_t w = 0; w < ivc_words_; ++w) {
+            mask[std::size_t{r} * ivc_words_ + w] |= soon[row + w];
+            soon[row + w] = 0;
+        }
+    }
+    /// Calls f(k) for every input VC k of router `r` set in both `a` and `b`, ascending.
+    template <class F>
+    void for_each_vc(const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b,
+                     std::uint32_t r, F&& f) const {
+        const std::size_t w0 = std::size_t{r} * ivc_words_;
+        for (std::size_t w = 0; w < ivc_words_; ++w)
+            for (std::uint64_t m = a[w0 + w] & b[w0 + w]; m != 0; m &= m - 1)
+                f(w * 64 + static_cast<std::size_t>(std::countr_zero(m)));
     }
 
     // ---- node interfaces ----------------------------------------------------------------
-    void sink_step(fabric& n, node_id node) {
+    void sink_step(fabric& n, node_id node, bool flits_due) {
         const std::size_t ci = router_ports_ + node;
-        while (!n.chan.empty(ci) && n.chan.front(ci).due <= now_) {
+        while (flits_due && !n.chan.empty(ci) && arrived(n.chan.front(ci).due)) {
             const flit f = n.chan.front(ci).f;
             n.chan.pop(ci);
             n.sink.push(std::size_t{node} * vcs_ + f.vc, f);
+            n.sink_vcs[node] |= 1u << f.vc;
         }
         // The interface moves one flit per cycle from its ejection buffers to the packet
         // queues, VCs in turn (the channel's width): a VC whose head packet finds its class's
         // queue full waits without blocking the others, and at most one credit per cycle goes
-        // back, as many as the credit channel carries.
+        // back, as many as the credit channel carries. The non-empty VCs, from sink_rr on:
+        const std::uint32_t held = n.sink_vcs[node];
+        if (held == 0) return;
+        const std::uint32_t from = n.sink_rr[node];
+        const std::uint32_t at_or_after = held & (~0u << from);
         const std::size_t back = std::size_t{t_.host[node]} * ports_ + t_.local[node];
-        for (std::uint32_t k = 0; k < vcs_; ++k) {
-            std::uint32_t v = n.sink_rr[node] + k;
-            if (v >= vcs_) v -= vcs_;
-            const std::size_t q = std::size_t{node} * vcs_ + v;
-            if (n.sink.empty(q)) continue;
-            const flit f = n.sink.front(q);
-            auto& pk = n.packets[f.pkt];
-            const std::size_t e = qi(node, pk.cls);
-            if (edges::is_head(f)) {
-                if (n.ejq.size(e) + n.reserved[e] >= n.ejq.capacity()) continue;
-                ++n.reserved[e];
+        for (std::uint32_t pass = 0; pass < 2; ++pass) {
+            for (std::uint32_t m = pass == 0 ? at_or_after : held & ~at_or_after; m != 0;
+                 m &= m - 1) {
+                const auto v = static_cast<std::uint32_t>(std::countr_zero(m));
+                const std::size_t q = std::size_t{node} * vcs_ + v;
+                const flit f = n.sink.front(q);
+                auto& pk = n.packets[f.pkt];
+                const std::size_t e = qi(node, pk.cls);
+                if (edges::is_head(f)) {
+                    if (n.ejq.size(e) + n.reserved[e] >= n.ejq.capacity()) continue;
+                    ++n.reserved[e];
+                }
+                if (f.seq != n.packets.expect(f.pkt)) ++n.s.order_errors;
+                n.packets.expect(f.pkt) = f.seq + 1u;
+                n.sink.pop(q);
+                if (n.sink.empty(q)) n.sink_vcs[node] &= ~(1u << v);
+                count_ejected_flits(n.s, node);
+                send_credit(n, back, timed_credit{due_at(now_ + 1 + p_.link_latency), v});
+                ++n.s.credits;
+                if (edges::is_tail(f)) {
+                    --n.reserved[e];
+                    pk.ejected = now_;
+                    n.ejq.push(e, f.pkt);
+                    count_delivered_packet(n.s, node, pk);
+                }
+                n.sink_rr[node] = v + 1 == vcs_ ? 0 : v + 1;
+                return;
             }
-            if (f.seq != n.packets.expect(f.pkt)) ++n.s.order_errors;
-            n.packets.expect(f.pkt) = f.seq + 1u;
-            n.sink.pop(q);
-            count_ejected_flits(n.s, node);
-            send_credit(n, back, timed_credit{now_ + 1 + p_.link_latency, v});
-            ++n.s.credits;
-            if (edges::is_tail(f)) {
-                --n.reserved[e];
-                pk.ejected = now_;
-                n.ejq.push(e, f.pkt);
-                count_delivered_packet(n.s, node, pk);
-            }
-            n.sink_rr[node] = v + 1 == vcs_ ? 0 : v + 1;
-            break;
         }
     }
 
-    void source_step(fabric& n, node_id node) {
+    void source_step(fabric& n, node_id node, bool credits_due) {
         const std::size_t ci = router_ports_ + node;
-        while (!n.cred.empty(ci) && n.cred.front(ci).due <= now_) {
+        while (credits_due && !n.cred.empty(ci) && arrived(n.cred.front(ci).due)) {
             ++n.src_credits[std::size_t{node} * vcs_ + n.cred.front(ci).vc];
             n.cred.pop(ci);
             --n.credits;
@@ -421,7 +571,7 @@ private:
             f.vc = static_cast<std::uint8_t>(v);
             f.flags = edges::flit_flags(st.seq, pk.flits);
             send_flit(n, std::size_t{t_.host[node]} * ports_ + t_.local[node],
-                      timed_flit{now_ + 1 + p_.link_latency, f});
+                      timed_flit{due_at(now_ + 1 + p_.link_latency), f});
             --n.src_credits[cv + v];
             if (st.seq == 0) n.src_busy[cv + v] = 1;
             this->count_sent(n.s, node, pk, st.seq);
@@ -443,7 +593,7 @@ private:
         st.vcs = vc_set(pk);
         st.out_port = route_packet(n, r, pk, st.vcs);
         st.state = vc_alloc_state;
-        st.ready = ready;
+        enter_stage(n.waiting_vc, n.routed_soon, r, i - std::size_t{r} * ports_ * vcs_, ready);
     }
 
     /// The VCs a packet may use: its class's, halved by o1turn between XY and YX packets.
@@ -477,136 +627,196 @@ private:
     }
 
     void router_step(fabric& n, std::uint32_t r) {
-        if (n.router_flits[r] == 0 && n.arriving[r] == 0) return;
-        const std::size_t base = std::size_t{r} * ports_;
-        for (std::uint32_t p = 0; p < ports_; ++p) {
-            const std::size_t ci = base + p;
-            while (!n.chan.empty(ci) && n.chan.front(ci).due <= now_) {
-                const flit f = n.chan.front(ci).f;
-                n.chan.pop(ci);
-                --n.arriving[r];
-                const std::size_t i = ci * vcs_ + f.vc;
-                n.buf.push(i, f);
-                ++n.router_flits[r];
-                ++n.s.buffer_writes;
-                ++n.s.routers[r].buffer_writes;
-                if (edges::is_head(f) && n.ivc[i].state == idle_state)
-                    start_packet(n, r, i, f, now_ + p_.routing_delay);
+        stage_due(n.waiting_vc, n.routed_soon, r);
+        stage_due(n.active_vc, n.allocated_soon, r);
+        const std::size_t slot = (now_ & (wheel_slots_ - 1)) * routers_ + r;
+        const std::uint64_t flits_in = n.flits_due[slot];
+        const std::uint64_t credits_in = n.credits_due[slot];
+        if (n.router_flits[r] == 0 && (flits_in | credits_in) == 0) return;
+        n.flits_due[slot] = 0;
+        n.credits_due[slot] = 0;
+        // Credits returned on a port matter to the flits of the same cycle only through
+        // adaptive routes (route_packet reads ovc_credits): those take both in port order, as
+        // a scan of all ports would; the other policies take all flits, then all credits.
+        if (adaptive_) {
+            for (std::uint64_t m = flits_in | credits_in; m != 0; m &= m - 1) {
+                const auto p = static_cast<std::uint32_t>(std::countr_zero(m));
+                if ((flits_in >> p & 1u) != 0) receive_flits(n, r, p);
+                if ((credits_in >> p & 1u) != 0) receive_credits(n, r, p);
             }
-            while (!n.cred.empty(ci) && n.cred.front(ci).due <= now_) {
-                ++n.ovc_credits[ci * vcs_ + n.cred.front(ci).vc];
-                n.cred.pop(ci);
-                --n.credits;
-                --n.arriving[r];
-            }
+        } else {
+            for (std::uint64_t m = flits_in; m != 0; m &= m - 1)
+                receive_flits(n, r, static_cast<std::uint32_t>(std::countr_zero(m)));
+            for (std::uint64_t m = credits_in; m != 0; m &= m - 1)
+                receive_credits(n, r, static_cast<std::uint32_t>(std::countr_zero(m)));
         }
         if (n.router_flits[r] == 0) return;
         allocate_vcs(n, r);
         allocate_switch(n, r);
     }
 
+    /// Writes the flits due on the channel into port p of router r into their VC buffers.
+    void receive_flits(fabric& n, std::uint32_t r, std::uint32_t p) {
+        const std::size_t ci = std::size_t{r} * ports_ + p;
+        while (!n.chan.empty(ci) && arrived(n.chan.front(ci).due)) {
+            const flit f = n.chan.front(ci).f;
+            n.chan.pop(ci);
+            const std::size_t k = std::size_t{p} * vcs_ + f.vc;
+            const std::size_t i = ci * vcs_ + f.vc;
+            n.buf.push(i, f);
+            set_vc(n.buffered_vc, r, k);
+            ++n.router_flits[r];
+            ++n.s.buffer_writes;
+            ++n.s.routers[r].buffer_writes;
+            if (edges::is_head(f) && n.ivc[i].state == idle_state)
+                start_packet(n, r, i, f, now_ + p_.routing_delay);
+        }
+    }
+    /// Takes the credits due on the channel back into output p of router r.
+    void receive_credits(fabric& n, std::uint32_t r, std::uint32_t p) {
+        const std::size_t ci = std::size_t{r} * ports_ + p;
+        while (!n.cred.empty(ci) && arrived(n.cred.front(ci).due)) {
+            ++n.ovc_credits[ci * vcs_ + n.cred.front(ci).vc];
+            n.cred.pop(ci);
+            --n.credits;
+        }
+    }
+
+    /// Runs allocator `a` over the inputs listed in `inputs` (ascending; every other input
+    /// requests nothing), through its allocate_among when it has one.
+    static void allocate_listed(Alloc& a, std::span<const std::uint32_t> inputs,
+                                std::span<const std::uint64_t> req, std::span<std::int32_t> match,
+                                std::uint64_t taken = 0) {
+        if constexpr (requires { a.allocate_among(inputs, req, match, taken); })
+            a.allocate_among(inputs, req, match, taken);
+        else
+            a.allocate(req, match, taken);
+    }
+
+    // Scratch invariant between calls: va_req_ all 0, va_match_ and sa_match_ all -1, sa_req_,
+    // spec_req_, sa_vc_ and spec_vc_ all 0, spec_ports_ 0. Each allocation puts back only the
+    // entries it set (an allocator matches only inputs that request).
     void allocate_vcs(fabric& n, std::uint32_t r) {
         const std::size_t base = std::size_t{r} * ports_;
         const std::size_t pv = std::size_t{ports_} * vcs_;
-        std::uint32_t outputs = 0;
-        for (std::size_t k = 0; k < pv; ++k) {
+        std::uint64_t outputs = 0;
+        // Every input VC waiting for a VC, ascending: va_in_ lists each output's requesters
+        // in ascending order.
+        for_each_vc(n.waiting_vc, n.waiting_vc, r, [&](std::size_t k) {
             const ivc_state& st = n.ivc[base * vcs_ + k];
-            if (st.state != vc_alloc_state || st.ready > now_) continue;
             const std::uint32_t want = class_mask_[st.vcs] & n.ovc_free[base + st.out_port];
-            if (want == 0) continue;
-            va_req_[st.out_port * pv + k] = want;
-            outputs |= 1u << st.out_port;
-        }
+            if (want == 0) return;
+            const std::uint32_t o = st.out_port;
+            va_req_[o * pv + k] = want;
+            if ((outputs >> o & 1u) == 0) va_count_[o] = 0;
+            va_in_[o * pv + va_count_[o]++] = static_cast<std::uint32_t>(k);
+            outputs |= std::uint64_t{1} << o;
+        });
         for (; outputs != 0; outputs &= outputs - 1) {
             const auto o = static_cast<std::uint32_t>(std::countr_zero(outputs));
             const std::span<std::uint64_t> req(va_req_.data() + o * pv, pv);
-            for (auto& m : va_match_)
-                m = -1;
-            n.va[base + o].allocate(req, va_match_);
-            for (std::size_t k = 0; k < pv; ++k) {
+            const std::span<const std::uint32_t> in(va_in_.data() + o * pv, va_count_[o]);
+            allocate_listed(n.va[base + o], in, req, va_match_);
+            for (const std::uint32_t k : in) {
                 req[k] = 0;
                 if (va_match_[k] < 0) continue;
                 const auto w = static_cast<std::uint32_t>(va_match_[k]);
+                va_match_[k] = -1;
                 ivc_state& st = n.ivc[base * vcs_ + k];
                 n.ovc_free[base + o] &= ~(1u << w);
                 st.out_vc = static_cast<std::uint8_t>(w);
                 st.state = active_state;
-                st.ready = now_ + p_.vc_alloc_delay;
+                clear_vc(n.waiting_vc, r, k);
+                enter_stage(n.active_vc, n.allocated_soon, r, k, now_ + p_.vc_alloc_delay);
                 ++n.s.vc_allocations;
                 ++n.s.routers[r].vc_allocations;
                 if (p_.speculative && n.ovc_credits[(base + o) * vcs_ + w] > 0) {
-                    const std::size_t p = k / vcs_;
+                    const std::uint32_t p = ivc_port_[k];
                     spec_req_[p] |= std::uint64_t{1} << o;
-                    spec_vc_[p * ports_ + o] |= 1u << (k % vcs_);
-                    any_spec_ = true;
+                    spec_vc_[std::size_t{p} * ports_ + o] |= 1u << ivc_vc_[k];
+                    spec_ports_ |= std::uint64_t{1} << p;
                 }
             }
         }
     }
 
+    /// Lists the set bits of `ports` in ascending order in sa_in_.
+    [[nodiscard]] std::span<const std::uint32_t> list_ports(std::uint64_t ports) {
+        std::size_t c = 0;
+        for (; ports != 0; ports &= ports - 1)
+            sa_in_[c++] = static_cast<std::uint32_t>(std::countr_zero(ports));
+        return {sa_in_.data(), c};
+    }
+
     void allocate_switch(fabric& n, std::uint32_t r) {
         const std::size_t base = std::size_t{r} * ports_;
-        bool any = false;
-        for (std::uint32_t p = 0; p < ports_; ++p) {
-            sa_match_[p] = -1;
-            for (std::uint32_t v = 0; v < vcs_; ++v) {
-                const std::size_t i = (base + p) * vcs_ + v;
-                const ivc_state& st = n.ivc[i];
-                if (st.state != active_state || st.ready > now_ || n.buf.empty(i)) continue;
-                if (n.ovc_credits[(base + st.out_port) * vcs_ + st.out_vc] == 0) continue;
-                sa_req_[p] |= std::uint64_t{1} << st.out_port;
-                sa_vc_[std::size_t{p} * ports_ + st.out_port] |= 1u << v;
-                any = true;
+        std::uint64_t req_ports = 0; // inputs with a (non-speculative) request
+        // Active input VCs holding a flit, ascending (port, then VC).
+        for_each_vc(n.active_vc, n.buffered_vc, r, [&](std::size_t k) {
+            const ivc_state& st = n.ivc[base * vcs_ + k];
+            if (n.ovc_credits[(base + st.out_port) * vcs_ + st.out_vc] == 0) return;
+            const std::uint32_t p = ivc_port_[k];
+            sa_req_[p] |= std::uint64_t{1} << st.out_port;
+            sa_vc_[std::size_t{p} * ports_ + st.out_port] |= 1u << ivc_vc_[k];
+            req_ports |= std::uint64_t{1} << p;
+        });
+        std::uint64_t first_pass = 0;
+        if (req_ports != 0) {
+            allocate_listed(n.sa[r], list_ports(req_ports), sa_req_, sa_match_);
+            for (std::uint64_t m = req_ports; m != 0; m &= m - 1) {
+                const auto p = static_cast<std::uint32_t>(std::countr_zero(m));
+                if (sa_match_[p] >= 0) first_pass |= std::uint64_t{1} << p;
             }
         }
-        std::uint32_t first_pass = 0;
-        if (any) {
-            n.sa[r].allocate(sa_req_, sa_match_);
-            for (std::uint32_t p = 0; p < ports_; ++p)
-                if (sa_match_[p] >= 0) first_pass |= 1u << p;
-        }
-        if (any_spec_) {
+        if (spec_ports_ != 0) {
             std::uint64_t taken = 0;
-            for (std::uint32_t p = 0; p < ports_; ++p)
-                if (sa_match_[p] >= 0) taken |= std::uint64_t{1} << sa_match_[p];
-            n.sa[r].allocate(spec_req_, sa_match_, taken);
+            for (std::uint64_t m = first_pass; m != 0; m &= m - 1)
+                taken |= std::uint64_t{1} << sa_match_[std::countr_zero(m)];
+            allocate_listed(n.sa[r], list_ports(spec_ports_), spec_req_, sa_match_, taken);
         }
-        for (std::uint32_t p = 0; p < ports_; ++p) {
+        for (std::uint64_t m = req_ports | spec_ports_; m != 0; m &= m - 1) {
+            const auto p = static_cast<std::uint32_t>(std::countr_zero(m));
             if (sa_match_[p] >= 0) {
                 const auto o = static_cast<std::uint32_t>(sa_match_[p]);
+                sa_match_[p] = -1;
                 const bool spec = (first_pass >> p & 1u) == 0;
                 const std::uint32_t mask = spec ? spec_vc_[std::size_t{p} * ports_ + o]
                                                 : sa_vc_[std::size_t{p} * ports_ + o];
                 const std::uint32_t v = detail::first_from(mask, n.vc_ptr[base + p]);
-                n.vc_ptr[base + p] = v + 1 == vcs_ ? 0 : v + 1;
+                n.vc_ptr[base + p] = v + 1; // no wrap (a branch): first_from wraps itself
                 if (spec) ++n.s.speculative_grants;
                 traverse(n, r, p, v);
             }
-            if (sa_req_[p] != 0 || spec_req_[p] != 0) {
-                for (std::uint32_t o = 0; o < ports_; ++o) {
-                    sa_vc_[std::size_t{p} * ports_ + o] = 0;
-                    spec_vc_[std::size_t{p} * ports_ + o] = 0;
-                }
-                sa_req_[p] = 0;
-                spec_req_[p] = 0;
-            }
+            // sa_vc_[p][o] (spec_vc_[p][o]) is nonzero only for the outputs o in sa_req_[p]
+            // (spec_req_[p]).
+            for (std::uint64_t o = sa_req_[p]; o != 0; o &= o - 1)
+                sa_vc_[std::size_t{p} * ports_ + static_cast<std::size_t>(std::countr_zero(o))] = 0;
+            for (std::uint64_t o = spec_req_[p]; o != 0; o &= o - 1)
+                spec_vc_[std::size_t{p} * ports_ + static_cast<std::size_t>(std::countr_zero(o))] =
+                    0;
+            sa_req_[p] = 0;
+            spec_req_[p] = 0;
         }
-        any_spec_ = false;
+        spec_ports_ = 0;
     }
 
     void traverse(fabric& n, std::uint32_t r, std::uint32_t p, std::uint32_t v) {
         const std::size_t in = std::size_t{r} * ports_ + p;
         const std::size_t i = in * vcs_ + v;
         ivc_state& st = n.ivc[i];
+        const std::size_t k = std::size_t{p} * vcs_ + v;
         flit f = n.buf.front(i);
         n.buf.pop(i);
+        // Without a branch: the bit goes when the buffer is empty.
+        n.buffered_vc[std::size_t{r} * ivc_words_ + k / 64] &=
+            ~(std::uint64_t{n.buf.empty(i)} << (k % 64));
         --n.router_flits[r];
         const std::size_t out = std::size_t{r} * ports_ + st.out_port;
         --n.ovc_credits[out * vcs_ + st.out_vc];
         f.vc = st.out_vc;
         const std::uint64_t leave = now_ + p_.sw_alloc_delay;
-        send_flit(n, down_[out], timed_flit{leave + switch_traversal_ + down_lat_[out], f});
-        send_credit(n, up_[in], timed_credit{leave + p_.credit_delay + up_lat_[in], v});
+        send_flit(n, down_[out], timed_flit{due_at(leave + switch_traversal_ + down_lat_[out]), f});
+        send_credit(n, up_[in], timed_credit{due_at(leave + p_.credit_delay + up_lat_[in]), v});
         auto& rs = n.s.routers[r];
         ++n.s.buffer_reads;
         ++rs.buffer_reads;
@@ -623,6 +833,10 @@ private:
         if (edges::is_head(f)) ++n.packets[f.pkt].hops;
         if (edges::is_tail(f)) {
             n.ovc_free[out] |= 1u << st.out_vc;
+            clear_vc(n.active_vc, r, k);
+            // A speculative grant sends the flit in the cycle its VC was granted, before the
+            // VC joins active_vc: it must not join it any more.
+            if (p_.speculative) leave_stage(n.allocated_soon, r, k, now_ + p_.vc_alloc_delay);
             if (n.buf.empty(i)) {
                 st.state = idle_state;
             } else {
@@ -651,12 +865,24 @@ private:
     // Allocation scratch, reused by every router.
     std::vector<std::uint64_t> va_req_;
     std::vector<std::int32_t> va_match_;
+    std::vector<std::uint32_t> va_in_;    ///< per output: its requesting input VCs, ascending
+    std::vector<std::uint32_t> va_count_; ///< per output: entries of va_in_ in use
     std::vector<std::uint64_t> sa_req_;
     std::vector<std::uint64_t> spec_req_;
     std::vector<std::int32_t> sa_match_;
+    std::vector<std::uint32_t> sa_in_; ///< requesting inputs handed to the switch allocator
     std::vector<std::uint32_t> sa_vc_;
     std::vector<std::uint32_t> spec_vc_;
-    bool any_spec_ = false;
+    std::uint64_t spec_ports_ = 0;          ///< inputs with a speculative request (spec_req_ != 0)
+    std::size_t ivc_words_ = 0;             ///< 64-bit words per router in the input VC masks
+    std::size_t wheel_slots_ = 0;           ///< cycles in fabric::flits_due (a power of two)
+    std::size_t node_words_ = 0;            ///< words per cycle in fabric::sink_flits_due
+    std::size_t stage_slots_ = 0;           ///< cycles in fabric::routed_soon (a power of two)
+    bool adaptive_ = false;                 ///< west_first or odd_even routing
+    std::vector<std::uint32_t> end_router_; ///< per router channel endpoint: its router
+    std::vector<std::uint32_t> end_port_;   ///< per router channel endpoint: its port
+    std::vector<std::uint8_t> ivc_port_;    ///< per router input VC k: its port (k / vcs_)
+    std::vector<std::uint8_t> ivc_vc_;      ///< per router input VC k: its VC (k % vcs_)
 };
 
 } // namespace warpkit::noc

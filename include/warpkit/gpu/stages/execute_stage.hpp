@@ -110,7 +110,7 @@ public:
         if (w.launched == 0) w.launched = static_cast<std::uint32_t>(d.active.count());
         counts.warp_threads += w.launched;
         ++counts.issued_by_unit[isa::index(si.unit)];
-        if (!w.ibuf.empty()) w.ibuf.erase(w.ibuf.begin()); // empty on a sharing slave
+        if (!w.ibuf.empty()) w.ibuf.pop_front(); // empty on a sharing slave
         const auto writes = writes_of<operands_type>(si);
         ctx.sharing.issued(ctx.scoreboard, s, si, d, writes, ctx.source, ctx.site.clock);
         switch (si.unit) {

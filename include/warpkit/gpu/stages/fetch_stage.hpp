@@ -5,10 +5,13 @@
 /// up to `width` new fetches start, round robin over the warps with room in their buffers
 /// (none past a branch, barrier or exit still buffered: the warp's next pc is not known).
 
+#include <warpkit/core/error.hpp>
 #include <warpkit/gpu/stages/warp_context.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 namespace warpkit::gpu::stages {
 
@@ -24,49 +27,109 @@ public:
     template <class Source>
     std::uint32_t tick(std::span<warp_context> warps, const Source& source, std::uint64_t now,
                        std::uint32_t width) {
-        complete_(warps, source, now);
-        std::uint32_t started = 0;
-        const auto n = static_cast<std::uint32_t>(warps.size());
-        for (std::uint32_t k = 0; k < n && started < width; ++k) {
-            const std::uint32_t s = (next_ + k) % n;
-            auto& w = warps[s];
-            if (!w.resident || w.fetching || source.at_barrier(s)) continue;
-            if (w.ibuf.size() >= depth_) continue;
-            if (!w.ibuf.empty()) {
-                const auto& last = w.ibuf.back();
-                if (last.is_branch || last.is_barrier || last.is_exit) continue;
-            }
-            if (source.peek(s, w.ibuf.size()) == nullptr) continue;
-            w.fetching = true;
-            w.fetch_ready = now + latency_;
-            ++started;
-            next_ = (s + 1) % n;
-        }
-        return started;
+        return tick(warps, source, now, width, [](std::uint32_t) {});
     }
+    /// The same, telling `filled(slot)` of each warp whose buffer a completed fetch filled.
+    template <class Source, class Filled>
+    std::uint32_t tick(std::span<warp_context> warps, const Source& source, std::uint64_t now,
+                       std::uint32_t width, Filled&& filled) {
+        if (complete_(warps, source, now, filled)) settled_ = false;
+        if (settled_) {
+#ifndef NDEBUG
+            // Debug builds check that the skipped search would have started nothing.
+            const std::uint32_t next = next_;
+            WARPKIT_EXPECTS(search_(warps, source, now, width, false) == 0 && next_ == next);
+#endif
+            return 0;
+        }
+        return search_(warps, source, now, width, true);
+    }
+
+    /// Something a fetch depends on changed other than through this stage: a warp issued
+    /// (its buffer, pc or barrier state changed), a barrier was released, a block started,
+    /// a warp left or moved. The next tick searches the warps again.
+    void wake() noexcept { settled_ = false; }
 
     /// The warp slot the round robin looks at first next cycle.
     [[nodiscard]] std::uint32_t next() const noexcept { return next_; }
 
 private:
-    // Fetches due by `now` fill their buffers.
+    // Starts up to `width` fetches, round robin from next_ (`start`: false only to check,
+    // changing nothing). The k-th warp looked at is next_ + k, with next_ as it stands: a
+    // fetch started moves next_ past its warp, so a second fetch in the cycle is looked for
+    // from there. A search that started nothing looked at every warp and found none to fetch
+    // for: until wake() or a completion, the next would find none either (settled_).
     template <class Source>
-    void complete_(std::span<warp_context> warps, const Source& source, std::uint64_t now) {
-        for (std::uint32_t s = 0; s < warps.size(); ++s) {
+    std::uint32_t search_(std::span<warp_context> warps, const Source& source, std::uint64_t now,
+                          std::uint32_t width, bool start) {
+        std::uint32_t started = 0;
+        const auto n = static_cast<std::uint32_t>(warps.size());
+        std::uint32_t k = 0;
+        for (; k < n && started < width; ++k) {
+            std::uint32_t s = next_ + k; // next_ < n and k < n
+            if (s >= n) s -= n;
             auto& w = warps[s];
-            if (!w.fetching || w.fetch_ready > now) continue;
+            if (!w.resident || w.fetching || w.ibuf.size() >= depth_) continue;
+            if (source.at_barrier(s)) continue;
+            if (!w.ibuf.empty()) {
+                const auto& last = w.ibuf.back();
+                if (last.is_branch || last.is_barrier || last.is_exit) continue;
+            }
+            if (source.peek(s, w.ibuf.size()) == nullptr) continue;
+            ++started;
+            if (!start) continue;
+            w.fetching = true;
+            w.fetch_ready = now + latency_;
+            in_flight_.push_back({s, w.fetch_ready});
+            next_ = s + 1 == n ? 0 : s + 1;
+        }
+        if (start) settled_ = started == 0 && k == n;
+        return started;
+    }
+
+    // A fetch started: the warp slot and the cycle it completes.
+    struct fetch_in_flight {
+        std::uint32_t slot = 0;
+        std::uint64_t ready = 0;
+    };
+
+    // Fetches due by `now` fill their buffers. They complete in the order they started (the
+    // latency is fixed), so only the oldest are looked at; a fetch the SM cancelled (a taken
+    // branch, a warp that left) no longer matches its warp and is dropped.
+    // Returns true when a fetch completed.
+    template <class Source, class Filled>
+    bool complete_(std::span<warp_context> warps, const Source& source, std::uint64_t now,
+                   Filled& filled) {
+        bool any = false;
+        while (head_ < in_flight_.size() && in_flight_[head_].ready <= now) {
+            const fetch_in_flight f = in_flight_[head_++];
+            auto& w = warps[f.slot];
+            if (!w.fetching || w.fetch_ready != f.ready) continue;
             w.fetching = false;
+            any = true;
+            filled(f.slot);
             while (w.ibuf.size() < depth_) {
-                const auto* si = source.peek(s, w.ibuf.size());
+                const auto* si = source.peek(f.slot, w.ibuf.size());
                 if (si == nullptr) break;
                 w.ibuf.push_back(*si);
             }
         }
+        if (head_ == in_flight_.size()) {
+            in_flight_.clear();
+            head_ = 0;
+        } else if (head_ >= 64 && 2 * head_ >= in_flight_.size()) {
+            in_flight_.erase(in_flight_.begin(), in_flight_.begin() + static_cast<long>(head_));
+            head_ = 0;
+        }
+        return any;
     }
 
     std::uint32_t depth_;
     std::uint32_t latency_;
     std::uint32_t next_ = 0;
+    std::vector<fetch_in_flight> in_flight_; // from in_flight_[head_] on, oldest first
+    std::size_t head_ = 0;
+    bool settled_ = false; // the last search looked at every warp; nothing changed since
 };
 
 } // namespace warpkit::gpu::stages

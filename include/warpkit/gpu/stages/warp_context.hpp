@@ -17,12 +17,55 @@
 
 namespace warpkit::gpu::stages {
 
+/// A warp's instruction buffer: decoded instructions in program order. `serial()` changes
+/// whenever the instruction at the front changes (a fill of an empty buffer, an issue, a
+/// flush), so what a stage worked out about the front instruction holds until it changes.
+class instruction_buffer {
+public:
+    void reserve(std::size_t n) { v_.reserve(n); }
+    [[nodiscard]] bool empty() const noexcept { return v_.empty(); }
+    [[nodiscard]] std::size_t size() const noexcept { return v_.size(); }
+    [[nodiscard]] const isa::static_inst& front() const noexcept { return v_.front(); }
+    [[nodiscard]] const isa::static_inst& back() const noexcept { return v_.back(); }
+    /// Appends the next instruction in program order.
+    void push_back(const isa::static_inst& si) {
+        if (v_.empty()) ++serial_;
+        v_.push_back(si);
+    }
+    /// Removes the front instruction (it issued); the buffer must not be empty.
+    void pop_front() {
+        v_.erase(v_.begin());
+        ++serial_;
+    }
+    /// Empties the buffer (a flush).
+    void clear() noexcept {
+        if (!v_.empty()) ++serial_;
+        v_.clear();
+    }
+    /// Changes whenever front() does (a new buffer starts at 0).
+    [[nodiscard]] std::uint64_t serial() const noexcept { return serial_; }
+
+private:
+    std::vector<isa::static_inst> v_;
+    std::uint64_t serial_ = 0;
+};
+
+/// The scoreboard's answer for a warp's front instruction, kept while neither the warp's
+/// writes in flight (the scoreboard's version of the warp) nor its front instruction (the
+/// buffer's serial) change.
+struct hazard_memo {
+    std::uint64_t version = ~std::uint64_t{0}; ///< none kept yet
+    std::uint64_t serial = 0;
+    issue::hazard answer{};
+};
+
 /// One warp context of an SM.
 struct warp_context {
     bool resident = false;
     std::uint32_t block_slot = 0;
     std::uint64_t age = 0;
-    std::vector<isa::static_inst> ibuf;
+    instruction_buffer ibuf;
+    hazard_memo hazards; ///< kept by the SM for its issue stage
     std::uint64_t fetch_ready = 0; ///< cycle a fetch in flight completes
     bool fetching = false;
     std::uint32_t replays = 0;       ///< shared-memory passes still to replay (paper 004)

@@ -16,40 +16,48 @@ class queue_bank {
 public:
     queue_bank() = default;
     queue_bank(std::size_t queues, std::size_t capacity)
-        : buf_(queues * capacity), head_(queues, 0), size_(queues, 0),
-          cap_(static_cast<std::uint32_t>(capacity)) {}
+        : buf_(queues * capacity), at_(queues), cap_(static_cast<std::uint32_t>(capacity)) {}
 
-    [[nodiscard]] std::size_t queues() const noexcept { return head_.size(); }
+    [[nodiscard]] std::size_t queues() const noexcept { return at_.size(); }
     [[nodiscard]] std::uint32_t capacity() const noexcept { return cap_; }
-    [[nodiscard]] std::uint32_t size(std::size_t q) const noexcept { return size_[q]; }
-    [[nodiscard]] bool empty(std::size_t q) const noexcept { return size_[q] == 0; }
-    [[nodiscard]] bool full(std::size_t q) const noexcept { return size_[q] == cap_; }
+    [[nodiscard]] std::uint32_t size(std::size_t q) const noexcept { return at_[q].size; }
+    [[nodiscard]] bool empty(std::size_t q) const noexcept { return at_[q].size == 0; }
+    [[nodiscard]] bool full(std::size_t q) const noexcept { return at_[q].size == cap_; }
 
     void push(std::size_t q, const T& v) {
-        WARPKIT_EXPECTS(size_[q] < cap_);
-        std::uint32_t s = head_[q] + size_[q];
-        if (s >= cap_) s -= cap_;
-        buf_[q * cap_ + s] = v;
-        ++size_[q];
+        place& a = at_[q];
+        WARPKIT_EXPECTS(a.size < cap_);
+        buf_[q * cap_ + wrap(a.head + a.size)] = v;
+        ++a.size;
     }
-    [[nodiscard]] T& front(std::size_t q) noexcept { return buf_[q * cap_ + head_[q]]; }
-    [[nodiscard]] const T& front(std::size_t q) const noexcept { return buf_[q * cap_ + head_[q]]; }
+    [[nodiscard]] T& front(std::size_t q) noexcept { return buf_[q * cap_ + at_[q].head]; }
+    [[nodiscard]] const T& front(std::size_t q) const noexcept {
+        return buf_[q * cap_ + at_[q].head];
+    }
     /// The i-th element of queue q from its front.
     [[nodiscard]] const T& at(std::size_t q, std::uint32_t i) const noexcept {
-        std::uint32_t s = head_[q] + i;
-        if (s >= cap_) s -= cap_;
-        return buf_[q * cap_ + s];
+        return buf_[q * cap_ + wrap(at_[q].head + i)];
     }
     void pop(std::size_t q) {
-        WARPKIT_EXPECTS(size_[q] != 0);
-        if (++head_[q] == cap_) head_[q] = 0;
-        --size_[q];
+        place& a = at_[q];
+        WARPKIT_EXPECTS(a.size != 0);
+        a.head = wrap(a.head + 1);
+        --a.size;
     }
 
 private:
+    /// Where a queue stands in its slots, kept together so that an operation reads one place.
+    struct place {
+        std::uint32_t head = 0; ///< slot of the front element
+        std::uint32_t size = 0;
+    };
+    /// A slot index in [0, 2 cap_) brought into [0, cap_) (a select, not a branch).
+    [[nodiscard]] std::uint32_t wrap(std::uint32_t s) const noexcept {
+        return s >= cap_ ? s - cap_ : s;
+    }
+
     std::vector<T> buf_;
-    std::vector<std::uint32_t> head_;
-    std::vector<std::uint32_t> size_;
+    std::vector<place> at_;
     std::uint32_t cap_ = 0;
 };
 
