@@ -51,7 +51,7 @@ public:
 
 protected:
     separable_allocator(std::size_t inputs, std::size_t outputs, std::uint32_t iterations)
-        : all_(outputs == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << outputs) - 1)),
+        : all_(outputs >= 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << outputs) - 1)),
           n_in_(static_cast<std::uint16_t>(inputs)), n_out_(static_cast<std::uint16_t>(outputs)),
           iterations_(static_cast<std::uint16_t>(iterations)),
           far_(far_size(inputs, outputs, iterations), 0) {}
