@@ -771,7 +771,8 @@ private:
         if (spec_ports_ != 0) {
             std::uint64_t taken = 0;
             for (std::uint64_t m = first_pass; m != 0; m &= m - 1)
-                taken |= std::uint64_t{1} << sa_match_[std::countr_zero(m)];
+                taken |= std::uint64_t{1}
+                         << sa_match_[static_cast<std::size_t>(std::countr_zero(m))];
             allocate_listed(n.sa[r], list_ports(spec_ports_), spec_req_, sa_match_, taken);
         }
         for (std::uint64_t m = req_ports | spec_ports_; m != 0; m &= m - 1) {

@@ -188,7 +188,8 @@ private:
             std::uint64_t bits = look_[i] | touched;
             touched_[i] = 0;
             for (; bits != 0; bits &= bits - 1) {
-                const auto s = static_cast<std::uint32_t>(i * 64 + std::countr_zero(bits));
+                const auto s = static_cast<std::uint32_t>(
+                    i * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
                 if (s >= slots) break;
                 const std::uint64_t bit = std::uint64_t{1} << (s % 64);
                 issue::warp_view& v = views_[n];
