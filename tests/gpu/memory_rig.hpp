@@ -11,6 +11,7 @@
 #include <warpkit/gpu/memory_system.hpp>
 #include <warpkit/gpu/sm.hpp>
 #include <warpkit/isa/dynamic_inst.hpp>
+#include <warpkit/mem/selectable_coalescer.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -84,18 +85,31 @@ inline step exit_step() {
     return {s, 0, 0};
 }
 
-/// SMs (one block each) and a memory system, run to completion.
+/// The SM params of a memory_rig: one scheduler issuing one warp instruction a cycle,
+/// coalescing as `coalescer` says.
+inline warpkit::gpu::sm_params rig_sm_params(
+    warpkit::mem::coalescer_kind coalescer = warpkit::mem::coalescer_kind::line) {
+    warpkit::gpu::sm_params p;
+    p.issue_width = 1;
+    p.coalescer = coalescer;
+    return p;
+}
+
+/// SMs (one block each) and a memory system, run to completion. The SMs coalesce as their
+/// params say (128-byte lines unless told).
 class memory_rig {
 public:
-    using sm_type = warpkit::gpu::sm<sm_policies<>, addressed_source>;
+    using sm_type = warpkit::gpu::sm<
+        sm_policies<warpkit::issue::lrr, warpkit::gating::no_gating,
+                    warpkit::mem::selectable_coalescer>,
+        addressed_source>;
 
     memory_rig(const warpkit::gpu::memory_params& mp,
-               std::vector<std::vector<std::vector<step>>> sms, std::uint32_t core_mhz = 700)
+               std::vector<std::vector<std::vector<step>>> sms, std::uint32_t core_mhz = 700,
+               const warpkit::gpu::sm_params& p = rig_sm_params())
         : mem_(mp, static_cast<std::uint32_t>(sms.size()), core_mhz) {
         warpkit::issue::scheduler_bank_params<warpkit::issue::no_params> bank;
         bank.schedulers = 1;
-        warpkit::gpu::sm_params p;
-        p.issue_width = 1;
         sms_.reserve(sms.size());
         for (std::uint32_t i = 0; i < sms.size(); ++i) {
             const auto warps = static_cast<std::uint32_t>(sms[i].size());
@@ -135,6 +149,7 @@ public:
         mem_.reset_stats();
     }
 
+    [[nodiscard]] std::size_t sms() const { return sms_.size(); }
     [[nodiscard]] const sm_type& sm(std::size_t i) const { return sms_[i]; }
     [[nodiscard]] const warpkit::gpu::memory_system& memory() const { return mem_; }
 

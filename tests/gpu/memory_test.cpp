@@ -25,6 +25,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace warpkit;
@@ -59,9 +60,23 @@ TEST_CASE("memory params: a bad value names the field, its value and the allowed
                          "invalid parameter 'l1.data_latency' = 0 (allowed: [1, 100000])",
                          config_error);
     p = gpu::gtx480_memory();
-    p.partition.l2.cache.sector_bytes = 32;
-    CHECK_THROWS_WITH_AS(validate(p), doctest::Contains("'partition.l2.cache.sector_bytes' = 32"),
+    p.partition.l2.cache.sector_bytes = 32; // a sectored L2 answers sectored and whole-line L1s
+    CHECK_NOTHROW(validate(p));
+    p.l1.data.cache.sector_bytes = 64; // the sector coalescer's transactions are 32 bytes
+    CHECK_THROWS_WITH_AS(validate(p), doctest::Contains("'l1.data.cache.sector_bytes' = 64"),
                          config_error);
+    p.l1.data.cache.sector_bytes = 32;
+    CHECK_NOTHROW(validate(p));
+    p.l1.transactions_per_cycle = 0;
+    CHECK_THROWS_WITH_AS(validate(p),
+                         "invalid parameter 'l1.transactions_per_cycle' = 0 (allowed: [1, 32])",
+                         config_error);
+    // A sectored L1 looks up one sector per transaction: line coalescing is refused.
+    p.l1.transactions_per_cycle = 1;
+    CHECK_THROWS_WITH_AS(memory_rig(p, {{{exit_step()}}}),
+                         doctest::Contains("'sm.coalescer' = line"), config_error);
+    CHECK_NOTHROW(
+        memory_rig(p, {{{exit_step()}}}, 700, test::rig_sm_params(mem::coalescer_kind::sector)));
     p = gpu::gtx480_memory();
     p.partition.l2.cache.line_bytes = 64; // smaller than the L1 line it must answer
     CHECK_THROWS_AS(validate(p), config_error);
@@ -382,6 +397,14 @@ void check_conservation(const gpu::memory_stats& m) {
     CHECK(dram_writes == to_dram_writes);
 }
 
+// The counters of a rig's memory side with its SMs' own.
+gpu::memory_stats rig_stats(const memory_rig& r) {
+    auto m = r.memory().stats();
+    for (std::size_t i = 0; i < r.sms(); ++i)
+        m.sms.push_back(r.sm(i).memory_stats());
+    return m;
+}
+
 template <class P>
 gpu::run_stats run_kernel(const func::isa_kernel& k, gpu::gpu_params p, func::global_memory& mem) {
     gpu::gpu<P> g(p);
@@ -389,6 +412,94 @@ gpu::run_stats run_kernel(const func::isa_kernel& k, gpu::gpu_params p, func::gl
 }
 
 } // namespace
+
+TEST_CASE("sectored L1 and L2: scattered words fetch and move 32-byte sectors, not lines") {
+    // 32 lanes, each a word of a line of its own (stride 128): 32 transactions, 32 L1 misses,
+    // 32 L2 misses and 32 DRAM reads either way. Whole lines move 128 bytes each: two 64-byte
+    // bursts of the 64-bit GDDR5 channel and a 5-flit reply (8 + 128 bytes over 32-byte
+    // flits); sectors move 32 bytes: one burst and a 2-flit reply.
+    const std::vector<step> w{{load(1, 0).si, 0x10000, 128}, use(2, 1), exit_step()};
+    const auto lines = gpu::gtx480_memory();
+    auto sectors = lines;
+    sectors.l1.data.cache.sector_bytes = 32;
+    sectors.partition.l2.cache.sector_bytes = 32;
+    memory_rig a(lines, {{w}});
+    a.run();
+    memory_rig b(sectors, {{w}}, 700, test::rig_sm_params(mem::coalescer_kind::sector));
+    b.run();
+    const std::uint64_t burst = lines.partition.dram.timing.burst_cycles();
+    for (const auto& [rig, bursts, flits] :
+         {std::tuple{&a, std::uint64_t{2}, std::uint64_t{5}}, std::tuple{&b, std::uint64_t{1}, std::uint64_t{2}}}) {
+        const auto m = rig_stats(*rig);
+        check_conservation(m);
+        const auto t = add_up(m);
+        CHECK(t.l1_read_misses == 32);
+        CHECK(t.l2_read_misses == 32);
+        CHECK(t.dram_reads == 32);
+        std::uint64_t data = 0;
+        for (const auto& c : m.channels)
+            data += c.data_cycles;
+        CHECK(data == 32 * bursts * burst);
+        CHECK(m.noc.reply.flits_injected == 32 * flits);
+    }
+}
+
+TEST_CASE("a sectored L1 misses each sector of a line alone and reads as many sectors a cycle as "
+          "l1.transactions_per_cycle says") {
+    // One contiguous 128-byte load: four sector transactions. The first is the line's miss,
+    // the other three sector misses; each fetches its own 32 bytes. The second load of the
+    // line hits four times: its last sector's data is back agen + (4 / per cycle - 1) +
+    // data_latency cycles after issue.
+    for (const std::uint32_t per : {1u, 2u, 4u}) {
+        CAPTURE(per);
+        auto mp = gpu::gtx480_memory();
+        mp.l1.data.cache.sector_bytes = 32;
+        mp.partition.l2.cache.sector_bytes = 32;
+        mp.l1.transactions_per_cycle = per;
+        memory_rig r(mp, {{{load(1, line_a), use(2, 1), load(3, line_a), use(4, 3), exit_step()}}},
+                     700, test::rig_sm_params(mem::coalescer_kind::sector));
+        r.run();
+        const auto ms = r.sm(0).memory_stats();
+        CHECK(ms.l1d.cache.read_misses == 4);
+        CHECK(ms.l1d.cache.sector_misses == 3);
+        CHECK(ms.l1d.cache.read_hits == 4);
+        CHECK(ms.reads_sent == 4);
+        CHECK(gap(r, 2) == 1 + (4 / per - 1) + mp.l1.data_latency);
+        const auto m = rig_stats(r);
+        check_conservation(m);
+        CHECK(add_up(m).dram_reads == 4);
+    }
+}
+
+TEST_CASE("a sectored L2 looks a whole-line fill up sector by sector and answers it once") {
+    // SM 0's constant cache (whole 128-byte lines) fetches a line from a sectored L2: one
+    // request, four sector lookups and misses, four 32-byte DRAM reads, one 128-byte reply.
+    // SM 1 asks for the same line after a global load of its own (a line of another
+    // channel, four sectors too): four sector hits, one reply, no DRAM read.
+    auto mp = gpu::gtx480_memory();
+    mp.partition.l2.cache.sector_bytes = 32;
+    const std::uint64_t word = 64;
+    const std::uint64_t other = 256; // channel 1
+    memory_rig r(mp, {{{test::load_const(1, word), use(2, 1), exit_step()}},
+                      {{load(1, other), use(2, 1), test::load_const(3, word), use(4, 3),
+                        exit_step()}}});
+    r.run();
+    const auto m = rig_stats(r);
+    check_conservation(m);
+    const std::uint32_t slice = r.memory().slice_of(gpu::constant_space_base + word);
+    const auto& sl = m.slices[slice];
+    CHECK(sl.reads == 2);
+    CHECK(sl.cache.cache.read_misses == 4);
+    CHECK(sl.cache.cache.sector_misses == 3);
+    CHECK(sl.cache.cache.read_hits == 4);
+    CHECK(sl.dram_reads == 4);
+    CHECK(m.channels[slice / mp.partition.slices].read_requests == 4);
+    CHECK(m.sms[0].const_reads_sent == 1);
+    CHECK(m.sms[1].const_reads_sent == 1);
+    CHECK(m.sms[0].replies_received == 1);
+    CHECK(m.sms[1].replies_received == 2);
+    CHECK(add_up(m).dram_reads == 8);
+}
 
 TEST_CASE_TEMPLATE("every request gets one reply and every MSHR entry is freed, on every preset", P,
                    gpu::fermi_gtx480, gpu::tesla_seed004, gpu::amoeba_48) {
@@ -418,6 +529,36 @@ TEST_CASE_TEMPLATE("every request gets one reply and every MSHR entry is freed, 
                                                   s.atomics_sent);
         }
     }
+}
+
+TEST_CASE("fermi_gtx480 with sectored L1 and L2 computes what the whole-line one computes, "
+          "nothing lost") {
+    // The sector coalescer, 32-byte sectors in the L1 and the L2, four sectors a cycle.
+    auto sect = gpu::fermi_gtx480::params();
+    for (const char* o : {"sm.coalescer=sector", "memory.l1.data.cache.sector_bytes=32",
+                          "memory.partition.l2.cache.sector_bytes=32",
+                          "memory.l1.transactions_per_cycle=4"})
+        apply_override(sect, o);
+    for (const char* name : {"vadd.s", "matmul.s", "histogram.s", "bfs.s", "reduce.s"}) {
+        CAPTURE(name);
+        func::isa_kernel k(test::bundled_kernel(name));
+        func::global_memory m1;
+        func::load_data(k, m1);
+        const auto a = run_kernel<gpu::fermi_gtx480>(k, gpu::fermi_gtx480::params(), m1);
+        func::global_memory m2;
+        func::load_data(k, m2);
+        const auto b = run_kernel<gpu::fermi_gtx480>(k, sect, m2);
+        CHECK(m1 == m2);
+        CHECK(a.total.warp_instructions == b.total.warp_instructions);
+        check_conservation(b.memory);
+    }
+    // A sectored L1 behind the line coalescer is refused before anything runs.
+    auto bad = gpu::fermi_gtx480::params();
+    apply_override(bad, "memory.l1.data.cache.sector_bytes=32");
+    func::isa_kernel k(test::bundled_kernel("vadd.s"));
+    func::global_memory mem;
+    CHECK_THROWS_WITH_AS(run_kernel<gpu::fermi_gtx480>(k, bad, mem),
+                         doctest::Contains("'sm.coalescer' = line"), config_error);
 }
 
 TEST_CASE_TEMPLATE("a stream larger than the L1 misses once per line per SM; a second pass over "

@@ -9,15 +9,16 @@
 
 namespace test {
 
-/// An SM of 32-thread warps that coalesces into 128-byte lines, with `Scheduler` (loose round
-/// robin unless given) and `Gating` (none unless given); the other slots keep gpu::sm's
-/// defaults.
-template <class Scheduler = warpkit::issue::lrr, class Gating = warpkit::gating::no_gating>
+/// An SM of 32-thread warps that coalesces with `Coalescer` (128-byte lines unless given),
+/// with `Scheduler` (loose round robin unless given) and `Gating` (none unless given); the
+/// other slots keep gpu::sm's defaults.
+template <class Scheduler = warpkit::issue::lrr, class Gating = warpkit::gating::no_gating,
+          class Coalescer = warpkit::mem::line_coalescer<128>>
 struct sm_policies {
     static constexpr std::size_t warp_size = 32;
     using scheduler = Scheduler;
     using gating_policy = Gating;
-    using coalescer = warpkit::mem::line_coalescer<128>;
+    using coalescer = Coalescer;
 };
 
 } // namespace test

@@ -113,6 +113,7 @@ TEST_CASE("gpgpusim config: the GTX480-like file maps onto fermi_gtx480's keys")
     expected.sms = 16;
     expected.memory.noc.crossbar.flit_bits = 320;
     expected.memory.l1.constant.cache.allocate = warpkit::mem::allocate_policy::on_fill;
+    expected.memory.partition.l2.cache.sector_bytes = 32; // dl2 S:64:128:8
     CHECK(warpkit::params_to_text(mapped) == warpkit::params_to_text(expected));
 
     const std::string f = data_file();
@@ -129,8 +130,6 @@ TEST_CASE("gpgpusim config: the GTX480-like file maps onto fermi_gtx480's keys")
         f + ":26:42: warning: -gpgpu_tex_cache:l1: the texture FIFO's in-order fills have no "
             "equivalent: read as merging MSHRs",
         f + ":26:54: warning: -gpgpu_tex_cache:l1: a fill FIFO has no equivalent",
-        f + ":27:18: warning: -gpgpu_cache:dl2: sectored lines have no equivalent: "
-            "memory.partition.l2 moves whole lines",
         f + ":27:50: warning: -gpgpu_cache:dl2: a data port of 32 bytes has no equivalent",
         f + ":28:1: warning: -gpgpu_cache:il1: warpkit has no instruction cache (fetch takes "
             "sm.fetch_latency); ignored",
@@ -147,7 +146,7 @@ TEST_CASE("gpgpusim config: the GTX480-like file maps onto fermi_gtx480's keys")
     CHECK(report.find("-gpgpu_n_clusters") != std::string::npos);
     CHECK(report.find("memory.partition.dram.timing.tCL=12\n") != std::string::npos);
     CHECK(report.find(warned.back() + "\n") != std::string::npos);
-    CHECK(report.ends_with("26 options mapped, 12 warnings\n"));
+    CHECK(report.ends_with("26 options mapped, 11 warnings\n"));
 }
 
 TEST_CASE("gpgpusim config: what has no equivalent is warned, never dropped") {
@@ -198,6 +197,27 @@ TEST_CASE("gpgpusim config: what has no equivalent is warned, never dropped") {
         }
     }
     CHECK(warnings_of("-gpgpu_cache:dl1 none\n").size() == 1);
+    // A sectored L1 data cache (Volta's S:4:128:64) is sectored here too, behind the sector
+    // coalescer; a sectored constant cache, or sectors of a 64-byte line, move whole lines.
+    {
+        const auto v = translate_gpgpusim_config(
+            "-gpgpu_cache:dl1 S:4:128:64,L:L:m:N:L,A:512:8,16:0,32\n", "g.config");
+        const auto s = v.settings();
+        CHECK(has(s, "memory.l1.data.cache.sector_bytes=32"));
+        CHECK(has(s, "sm.coalescer=sector"));
+        auto g = warpkit::gpu::fermi_gtx480::params();
+        CHECK_NOTHROW(warpkit::apply_overrides(g, s));
+        CHECK(g.memory.l1.data.cache.sector_bytes == 32);
+        CHECK(g.sm.coalescer == warpkit::mem::coalescer_kind::sector);
+    }
+    CHECK(warnings_of("-gpgpu_const_cache:l1 S:64:128:2,L:R:f:N:L,A:2:64,4\n") ==
+          std::vector<std::string>{"g.config:1:23: warning: -gpgpu_const_cache:l1: sectored "
+                                   "lines have no equivalent: memory.l1.constant moves whole "
+                                   "lines"});
+    CHECK(warnings_of("-gpgpu_cache:dl2 S:64:256:8,L:B:m:W:L,A:1024:1024,4:0\n") ==
+          std::vector<std::string>{"g.config:1:18: warning: -gpgpu_cache:dl2: sectors of a "
+                                   "256-byte line have no equivalent (GPGPU-Sim's are four of 32 "
+                                   "bytes in 128): memory.partition.l2 moves whole lines"});
     CHECK(warnings_of("-gpgpu_operand_collector_num_units_sp 6\n") ==
           std::vector<std::string>{"g.config:1:1: warning: -gpgpu_operand_collector_num_units_sp: "
                                    "warpkit's SM has no operand collector; ignored"});

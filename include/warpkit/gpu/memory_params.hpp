@@ -76,8 +76,14 @@ namespace warpkit::gpu {
 /// The memory side of one SM (used by the hierarchy model).
 struct l1_params {
     /// L1 data cache: GTX480 16 KB (32 sets x 128 B x 4 ways), write-evict for global data,
-    /// 64 MSHR entries of up to 8 merged requests, 8 requests waiting for the network.
+    /// 64 MSHR entries of up to 8 merged requests, 8 requests waiting for the network. A
+    /// sectored L1 (`cache.sector_bytes` 32: Volta onwards) tracks, misses and fetches each
+    /// 32-byte sector alone; it needs the SM's sector coalescer (one transaction per sector).
     mem::cache_controller_params data{};
+    /// Transactions of one warp access that meet the L1 data, constant or texture cache per
+    /// cycle. Fermi's L1 takes one 128-byte line a cycle (1); a sectored L1 that reads four
+    /// 32-byte sectors of one access a cycle moves the same 128 bytes (4).
+    std::uint32_t transactions_per_cycle = 1;
     /// Core cycles from the tag lookup of a hit to its data at writeback. Fermi's L1 and
     /// shared memory are one 64 KB array, so a hit costs what a shared access costs (38).
     std::uint32_t data_latency = 38;
@@ -97,13 +103,16 @@ struct l1_params {
     mem::prt_params prt{};
     std::uint32_t reply_queue = 4;  ///< replies taken from the network, one handled per cycle
     std::uint32_t atomic_queue = 8; ///< atomics waiting for the network (they bypass the L1)
-    WARPKIT_FIELDS(l1_params, data, data_latency, constant, constant_latency, texture,
-                   texture_latency, prt, reply_queue, atomic_queue)
+    WARPKIT_FIELDS(l1_params, data, transactions_per_cycle, data_latency, constant,
+                   constant_latency, texture, texture_latency, prt, reply_queue, atomic_queue)
 
     void validate() const {
-        check(data.cache.sector_bytes == 0 && data.cache.line_bytes >= mem::max_transaction_bytes,
-              "data.cache", data.cache.line_bytes,
-              "unsectored lines of at least 128 bytes (one coalesced transaction per access)");
+        check(data.cache.line_bytes >= mem::max_transaction_bytes, "data.cache.line_bytes",
+              data.cache.line_bytes, ">= 128 (one coalesced transaction per line)");
+        check(data.cache.sector_bytes == 0 || data.cache.sector_bytes == mem::sector_bytes,
+              "data.cache.sector_bytes", data.cache.sector_bytes,
+              "0 (whole lines) or 32 (the sector coalescer's sectors)");
+        check_range("transactions_per_cycle", transactions_per_cycle, 1u, 32u);
         check(constant.cache.sector_bytes == 0 &&
                   constant.cache.line_bytes >= mem::max_transaction_bytes,
               "constant.cache", constant.cache.line_bytes,
@@ -176,7 +185,10 @@ struct network_params {
 struct partition_params {
     std::uint32_t slices = 2; ///< L2 slices per partition
     /// One L2 slice: 64 KB, 64 sets x 128 B x 8 ways, write-back and write-allocate; 32 MSHR
-    /// entries of up to 4 merged requests.
+    /// entries of up to 4 merged requests. A sectored slice (`cache.sector_bytes`, 32 from
+    /// Volta on) looks up, fetches and writes back each sector alone: a read of several
+    /// sectors (a whole-line fill of an unsectored L1) takes one tag lookup per sector and
+    /// replies once all of them have their data.
     mem::cache_controller_params l2{mem::fermi_l2_slice(), mem::mshr_params{32, 4}, 8};
     /// L2 cycles from a request's arrival at a slice to its tag lookup (raster-operations
     /// pipeline and queues; GPGPU-Sim's GTX480: 120).
@@ -195,8 +207,6 @@ struct partition_params {
 
     void validate() const {
         check_range("slices", slices, 1u, 64u);
-        check(l2.cache.sector_bytes == 0, "l2.cache.sector_bytes", l2.cache.sector_bytes,
-              "0 (the L1s fetch whole lines)");
         check_range("l2_latency", l2_latency, 0u, 100000u);
         check_range("reply_queue", reply_queue, 1u, 4096u);
         check_range("dram_latency", dram_latency, 0u, 100000u);

@@ -15,6 +15,12 @@
 /// fills the line and the merged requests reply one per L2 cycle. Writes allocate in the L2
 /// (write-back, write-allocate) and are acknowledged; atomics read the line (fetching it if
 /// absent), write it and reply with data. Dirty victims are written back to DRAM.
+///
+/// A sectored slice (`partition.l2.cache.sector_bytes`) keeps, fetches and writes back each
+/// sector alone: DRAM moves the sectors a request concerns, not the line. A read of several
+/// sectors (the whole-line fill of an unsectored L1, constant or texture cache) stays at the
+/// head of the slice's queue for one tag lookup per sector per L2 cycle; its reply leaves once
+/// the last of its sectors has its data.
 
 #include <warpkit/core/clock_domains.hpp>
 #include <warpkit/core/delay_line.hpp>
@@ -233,15 +239,31 @@ public:
     [[nodiscard]] const network_type& network() const noexcept { return net_; }
 
 private:
+    // What a slice's MSHRs keep for a read: the request, and the split read it is one sector
+    // of (`join` - 1 in slice_state::joins; 0: none).
+    struct l2_tag {
+        mem_message m;
+        std::uint32_t join = 0;
+    };
+    // A read of several sectors of a sectored slice: the request and its sectors without data.
+    struct join_entry {
+        mem_message m;
+        std::uint32_t left = 0;
+    };
     // One L2 slice: the requests waiting for their tag lookup, the cache with its MSHRs and
-    // miss queue, replies waiting for the network, DRAM data waiting to fill.
+    // miss queue, replies waiting for the network, DRAM data waiting to fill, and the split
+    // reads (the head request's sectors still to look up; the reads waiting for sectors).
     struct slice_state {
         delay_line<mem_message> rop;
-        mem::cache_controller<mem_message> cache;
+        mem::cache_controller<l2_tag> cache;
         fifo<mem_message> replies;
         fifo<mem::mem_request> fills;
         noc::node_id node;
         l2_slice_stats s{};
+        std::uint32_t head_left = 0; // sectors of the head request not looked up yet
+        std::uint32_t head_join = 0; // its join (index + 1; 0: not split yet)
+        std::vector<join_entry> joins;
+        std::vector<std::uint32_t> free_joins;
         slice_state(const partition_params& p, noc::node_id n)
             : rop(p.l2_latency), cache(p.l2), replies(p.reply_queue), fills(p.return_queue),
               node(n) {}
@@ -374,26 +396,71 @@ private:
         s.rop.tick();
     }
 
-    // Looks request `m` up; false when it must wait (no reply room, no way, MSHR or queue).
+    // Looks request `m` up; false when it must wait (no reply room, no way, MSHR or queue) or,
+    // for a split read, while sectors of it are still to be looked up.
     bool access_(slice_state& s, const mem_message& m) {
         if (!s.replies.can_push()) return false;
+        const std::uint64_t a = slice_address(m.addr);
         if (m.kind == mem_kind::write) {
-            const auto st =
-                s.cache.write(slice_address(m.addr), m.data_bytes == 0 ? 1 : m.data_bytes);
+            const auto st = s.cache.write(a, m.data_bytes == 0 ? 1 : m.data_bytes);
             if (stalled_(st)) return false;
             ++s.s.writes;
             s.replies.push(reply_to_(m));
             return true;
         }
-        const auto st = s.cache.read(slice_address(m.addr), 1, m);
+        // A read covers the bytes its reply carries (within one line); an atomic its word.
+        const std::uint32_t bytes =
+            m.kind == mem_kind::atomic || m.reply_bytes == 0 ? 1 : m.reply_bytes;
+        if (p_.partition.l2.cache.sector_bytes != 0 &&
+            std::popcount(s.cache.tags().sectors_of(a, bytes)) > 1)
+            return split_read_(s, m, a, bytes);
+        const auto st = s.cache.read(a, bytes, l2_tag{m, 0});
         if (stalled_(st)) return false;
         ++(m.kind == mem_kind::atomic ? s.s.atomics : s.s.reads);
-        if (st == mem::access_status::hit) finish_(s, m);
+        if (st == mem::access_status::hit) finish_(s, l2_tag{m, 0});
         return true;
     }
 
-    // The data of `m` is in the slice: an atomic writes the line, then `m` replies.
-    void finish_(slice_state& s, const mem_message& m) {
+    // One tag lookup of a read of several sectors at slice address `a`: the lowest sector not
+    // looked up yet. True once every sector has been.
+    bool split_read_(slice_state& s, const mem_message& m, std::uint64_t a, std::uint32_t bytes) {
+        const mem::cache& tags = s.cache.tags();
+        if (s.head_join == 0) {
+            s.head_left = tags.sectors_of(a, bytes);
+            if (s.free_joins.empty()) {
+                s.free_joins.push_back(static_cast<std::uint32_t>(s.joins.size()));
+                s.joins.emplace_back();
+            }
+            const std::uint32_t j = s.free_joins.back();
+            s.free_joins.pop_back();
+            s.joins[j] = join_entry{m, static_cast<std::uint32_t>(std::popcount(s.head_left))};
+            s.head_join = j + 1;
+            ++s.s.reads;
+        }
+        const std::uint32_t sb = p_.partition.l2.cache.sector_bytes;
+        const auto k = static_cast<std::uint32_t>(std::countr_zero(s.head_left));
+        const std::uint64_t sector = tags.line_of(a) + std::uint64_t{k} * sb;
+        const l2_tag part{m, s.head_join};
+        const auto st = s.cache.read(sector, sb, part);
+        if (stalled_(st)) return false;
+        s.head_left &= s.head_left - 1;
+        if (st == mem::access_status::hit) finish_(s, part);
+        if (s.head_left != 0) return false;
+        s.head_join = 0;
+        return true;
+    }
+
+    // The data of `t` is in the slice: an atomic writes the line, then the request replies
+    // (a split read once its last sector is in).
+    void finish_(slice_state& s, const l2_tag& t) {
+        const mem_message& m = t.m;
+        if (t.join != 0) {
+            join_entry& j = s.joins[t.join - 1];
+            if (--j.left != 0) return;
+            s.replies.push(reply_to_(j.m));
+            s.free_joins.push_back(t.join - 1);
+            return;
+        }
         if (m.kind == mem_kind::atomic)
             static_cast<void>(
                 s.cache.write(slice_address(m.addr), m.data_bytes == 0 ? 1 : m.data_bytes));
@@ -425,9 +492,10 @@ private:
                 const mem::mem_request r = q.take();
                 const bool write = r.kind != mem::mem_request_kind::read;
                 ++(write ? s.s.dram_writes : s.s.dram_reads);
-                // The L2 line moves whole: its bytes set how many bursts the channel spends.
+                // An unsectored L2 line moves whole, a sectored one the sectors concerned: the
+                // bytes set how many bursts the channel spends.
                 pa.to_dram.push(mem::dram_request{global_address(si, r.addr), write, r.sectors,
-                                                  p_.partition.l2.cache.line_bytes});
+                                                  dram_bytes_(r.sectors)});
                 pa.rr = (j + 1) % per;
                 break;
             }
@@ -448,6 +516,13 @@ private:
             }
         }
         pa.to_dram.tick();
+    }
+
+    // Bytes a DRAM access of `sectors` of an L2 line moves.
+    [[nodiscard]] std::uint32_t dram_bytes_(std::uint32_t sectors) const noexcept {
+        const mem::cache_params& c = p_.partition.l2.cache;
+        return c.sector_bytes == 0 ? c.line_bytes
+                                   : c.sector_bytes * static_cast<std::uint32_t>(std::popcount(sectors));
     }
 
     memory_params p_;

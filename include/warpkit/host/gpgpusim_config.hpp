@@ -378,9 +378,7 @@ private:
             fail(f[0].offset, "expected [N|S:]<sets>:<line bytes>:<ways>, got " +
                                   gpgpusim_quoted(option_->value.substr(f[0].offset)));
         const std::size_t at = f.size() - 3;
-        if (at == 1 && letter(f[0], "the cache kind", "NS") == 'S')
-            warn_at(f[0].offset,
-                    "sectored lines have no equivalent: " + prefix + " moves whole lines");
+        const bool sectored = at == 1 && letter(f[0], "the cache kind", "NS") == 'S';
         std::uint64_t sets = whole(f[at], "the sets");
         std::uint64_t line = whole(f[at + 1], "the line bytes");
         const std::uint64_t ways = whole(f[at + 2], "the ways");
@@ -400,7 +398,29 @@ private:
         set(prefix + ".cache.sets", sets);
         set(prefix + ".cache.line_bytes", line);
         set(prefix + ".cache.ways", ways);
-        set(prefix + ".cache.sector_bytes", 0);
+        set(prefix + ".cache.sector_bytes", sectored_bytes(f[0], sectored, line, prefix));
+    }
+    // GPGPU-Sim's sectored caches (S) hold 128-byte lines of four 32-byte sectors. warpkit's L2
+    // slices and L1 data cache are sectored alike (the L1's SM then coalesces into sectors);
+    // its constant and texture caches move whole lines.
+    std::uint32_t sectored_bytes(const gpgpusim_field& kind, bool sectored, std::uint64_t line,
+                                 const std::string& prefix) {
+        if (!sectored) return 0;
+        const bool data = prefix == "memory.l1.data";
+        if (!data && prefix != "memory.partition.l2") {
+            warn_at(kind.offset,
+                    "sectored lines have no equivalent: " + prefix + " moves whole lines");
+            return 0;
+        }
+        if (line != mem::max_transaction_bytes) {
+            warn_at(kind.offset, "sectors of a " + std::to_string(line) +
+                                     "-byte line have no equivalent (GPGPU-Sim's are four of 32 "
+                                     "bytes in 128): " +
+                                     prefix + " moves whole lines");
+            return 0;
+        }
+        if (data) set("sm.coalescer", "sector");
+        return mem::sector_bytes;
     }
     void cache_policies(const std::vector<gpgpusim_field>& f, const std::string& prefix) {
         if (f.size() != 4 && f.size() != 5)

@@ -8,6 +8,7 @@
 /// serialised per coalesced transaction. Results go to writeback through a result_queue. The
 /// stage stays shared when a fused SM splits.
 
+#include <warpkit/core/error.hpp>
 #include <warpkit/core/lane_mask.hpp>
 #include <warpkit/gpu/memory_params.hpp>
 #include <warpkit/gpu/stages/memory_port.hpp>
@@ -16,12 +17,14 @@
 #include <warpkit/gpu/stages/writeback_stage.hpp>
 #include <warpkit/isa/dynamic_inst.hpp>
 #include <warpkit/issue/scoreboard.hpp>
+#include <warpkit/mem/selectable_coalescer.hpp>
 #include <warpkit/mem/shared_memory_banks.hpp>
 #include <warpkit/mem/transaction.hpp>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace warpkit::gpu::stages {
@@ -39,10 +42,24 @@ public:
     /// The stage of an SM with params `p` whose LD/ST unit `memory` answers.
     ldst_stage(std::uint32_t id, const sm_params& p, const memory_params& memory)
         : banks_(p.banks), coalescer_(mem::make_coalescer<Coalescer>(p.coalescer)),
-          port_(id, memory, coalescer_), replay_writes_(p.contexts()),
+          port_(id, checked_sectors_(p, memory), coalescer_), replay_writes_(p.contexts()),
           agen_(p.units.timing.of(exec::op_class::ldst).latency), shared_latency_(p.shared_latency),
           const_latency_(p.const_latency), global_latency_(p.global_latency),
           bank_group_lanes_(p.bank_group_lanes), shared_replay_(p.shared_replay) {}
+
+    /// A sectored L1 data cache looks up one sector per transaction: the SM must coalesce
+    /// into 32-byte sectors. Throws config_error naming sm.coalescer otherwise.
+    static const memory_params& checked_sectors_(const sm_params& p, const memory_params& m) {
+        const mem::coalescer_kind k = mem::kind_of<Coalescer>(p.coalescer);
+        if (m.model == memory_model::hierarchy && m.l1.data.cache.sector_bytes != 0 &&
+            k != mem::coalescer_kind::sector)
+            throw config_error(
+                "sm.coalescer",
+                std::string(enum_names<mem::coalescer_kind>::names[static_cast<std::size_t>(k)]),
+                "sector with a sectored L1 data cache (memory.l1.data.cache.sector_bytes " +
+                    std::to_string(m.l1.data.cache.sector_bytes) + ")");
+        return m;
+    }
 
     /// The hierarchy side (request and reply ports, caches, PRT).
     [[nodiscard]] port_type& port() noexcept { return port_; }

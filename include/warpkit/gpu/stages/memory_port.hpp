@@ -22,6 +22,7 @@
 #include <warpkit/mem/pending_request_table.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -70,11 +71,16 @@ public:
         m.sm = id_;
         m.sectors = r.sectors;
         m.sent = now;
-        const std::uint32_t line = c.params().cache.line_bytes;
+        const mem::cache_params& cp = c.params().cache;
+        const std::uint32_t line = cp.line_bytes;
         switch (r.kind) {
         case mem::mem_request_kind::read:
             m.kind = k == 0 ? mem_kind::read : (k == 1 ? mem_kind::const_read : mem_kind::tex_read);
-            m.reply_bytes = line;
+            // A sectored cache fetches the sectors it misses, from the sector address on.
+            m.reply_bytes = cp.sector_bytes == 0
+                                ? line
+                                : cp.sector_bytes * static_cast<std::uint32_t>(
+                                                        std::popcount(r.sectors));
             break;
         case mem::mem_request_kind::write:
             m.kind = mem_kind::write;
@@ -209,33 +215,25 @@ public:
         current_at_ = now + agen;
     }
 
-    /// The access step at `now`: one transaction of the current access meets its cache. One
-    /// that cannot proceed (no way free, MSHRs full, miss queue full) retries the next cycle
-    /// and holds the LD/ST unit. L1 hits return their data through `results`.
+    /// The access step at `now`: up to l1.transactions_per_cycle transactions of the current
+    /// access meet their cache, in order. One that cannot proceed (no way free, MSHRs full,
+    /// miss queue full) retries the next cycle and holds the LD/ST unit. L1 hits return their
+    /// data through `results`.
     void access_step(std::uint64_t now, results_type& results) {
         if (current_ == no_entry_ || now < current_at_) return;
         const std::uint32_t id = current_;
-        const auto& t = prt_.requests(id)[prt_.sent(id)];
-        const bool last = prt_.sent(id) + 1 == prt_.requests(id).size();
-        bool sent = false;
-        switch (pending_[id].kind) {
-        case access_kind::load:
-        case access_kind::constant:
-        case access_kind::texture:
-            sent = read_(id, t, now, results);
-            break;
-        case access_kind::store:
-            sent = write_(id, t);
-            break;
-        case access_kind::atomic:
-            sent = atomic_(id, t);
-            break;
+        for (std::uint32_t k = 0; k < l1_.transactions_per_cycle; ++k) {
+            const auto& t = prt_.requests(id)[prt_.sent(id)];
+            const bool last = prt_.sent(id) + 1 == prt_.requests(id).size();
+            if (!access_one_(id, t, now, results)) {
+                ++ms_.access_stalls;
+                return;
+            }
+            if (last) {
+                current_ = no_entry_;
+                return;
+            }
         }
-        if (!sent) {
-            ++ms_.access_stalls;
-            return;
-        }
-        if (last) current_ = no_entry_;
     }
 
     /// True when nothing of the hierarchy side is in flight.
@@ -327,6 +325,22 @@ private:
             ++counts.global_accesses;
             return si.space == isa::mem_space::local ? local_space_base : 0;
         }
+    }
+
+    // Transaction `t` of PRT entry `id` meets its cache; false when it must retry.
+    bool access_one_(std::uint32_t id, const transaction& t, std::uint64_t now,
+                     results_type& results) {
+        switch (pending_[id].kind) {
+        case access_kind::load:
+        case access_kind::constant:
+        case access_kind::texture:
+            return read_(id, t, now, results);
+        case access_kind::store:
+            return write_(id, t);
+        case access_kind::atomic:
+            return atomic_(id, t);
+        }
+        return false;
     }
 
     [[nodiscard]] static bool stalled_(mem::access_status st) noexcept {
