@@ -196,6 +196,19 @@ TEST_CASE("gpgpusim config: what has no equivalent is warned, never dropped") {
             CHECK(has(s, setting));
         }
     }
+    // HBM's dual command bus and the L1's banks (Volta's 4: four sectors a cycle).
+    {
+        const auto v = translate_gpgpusim_config(
+            "-dram_dual_bus_interface 1\n-gpgpu_l1_banks 4\n", "g.config");
+        CHECK(v.warnings.empty());
+        CHECK(v.settings() ==
+              std::vector<std::string>{"memory.partition.dram.dual_command_bus=1",
+                                       "memory.l1.transactions_per_cycle=4"});
+        auto g = warpkit::gpu::fermi_gtx480::params();
+        CHECK_NOTHROW(warpkit::apply_overrides(g, v.settings()));
+        CHECK(g.memory.partition.dram.dual_command_bus);
+        CHECK(g.memory.l1.transactions_per_cycle == 4);
+    }
     CHECK(warnings_of("-gpgpu_cache:dl1 none\n").size() == 1);
     // A sectored L1 data cache (Volta's S:4:128:64) is sectored here too, behind the sector
     // coalescer; a sectored constant cache, or sectors of a 64-byte line, move whole lines.

@@ -101,6 +101,80 @@ TEST_CASE("tRRD between activates, tCCD between reads") {
     CHECK(got[3].done == 20 + 14);
 }
 
+TEST_CASE("a dual command bus issues a row and a column command in one cycle") {
+    // Bank 0's row 0 is open. At 100 a row hit in bank 0 and a closed bank 1 arrive together:
+    // FR-FCFS reads bank 0 at 100; one shared bus activates bank 1 at 101 (read at 113, data
+    // until 127), HBM's separate row bus at 100 (read at 112, data until 126).
+    for (const bool dual : {false, true}) {
+        CAPTURE(dual);
+        auto p = one_channel();
+        p.dual_command_bus = dual;
+        dram_channel<> ch(p);
+        std::map<std::uint64_t, dram_response> got;
+        REQUIRE(ch.push({at(0, 0), false, 1}));
+        run_until(ch, 100, got);
+        REQUIRE(ch.push({at(0, 0, 64), false, 2}));
+        REQUIRE(ch.push({at(1, 0), false, 3}));
+        run_until(ch, 200, got);
+        REQUIRE(got.size() == 3);
+        CHECK(got[2].done == 100 + 12 + 2);
+        CHECK(got[3].done == (dual ? 100 : 101) + 12 + 12 + 2);
+        CHECK(ch.stats().activates == 2);
+        CHECK(ch.stats().reads == 3);
+    }
+    // Two activates never share a cycle, nor two reads: the second of each waits for tRRD and
+    // tCCD whatever the buses.
+    auto p = one_channel();
+    p.dual_command_bus = true;
+    dram_channel<> ch(p);
+    std::map<std::uint64_t, dram_response> got;
+    ch.push({at(0, 0), false, 1});
+    ch.push({at(1, 0), false, 2});
+    run_until(ch, 100, got);
+    CHECK(got[1].done == 12 + 14);
+    CHECK(got[2].done == 6 + 12 + 14);
+}
+
+TEST_CASE("V100 HBM2: figures of the QV100 configuration, 870 GB/s, valid") {
+    const auto h = warpkit::mem::hbm2_qv100();
+    CHECK_NOTHROW(warpkit::validate(h));
+    CHECK(h.burst_bytes() == 32);
+    CHECK(h.timing.burst_cycles() == 1);
+    // 32 channels x 32 bytes a cycle x 850 MHz.
+    CHECK(static_cast<double>(h.map.channels * h.burst_bytes() / h.timing.burst_cycles()) * 850e6 ==
+          doctest::Approx(870.4e9));
+    // 16 banks of 2 KB rows: the layout's 4 bank and 11 column bits.
+    const warpkit::mem::address_decoder d(h.map);
+    CHECK(d.decode(0).bank == 0);
+    CHECK(d.decode(std::uint64_t{256} * 32 * 8).channel == 0);
+    // Local bit 8 is a bank bit (the B between column bits): the next 256 bytes of channel 0
+    // (global byte 32 x 256) are bank 1 of row 0.
+    CHECK(d.decode(std::uint64_t{256} * 32).bank == 1);
+    CHECK(d.decode(std::uint64_t{256} * 32).row == 0);
+    // Random traffic on one HBM2 channel: every request completes once.
+    auto one = h;
+    one.map.channels = 1;
+    dram_channel<> ch(one);
+    warpkit::rng r(7);
+    std::map<std::uint64_t, dram_response> got;
+    std::uint64_t id = 0;
+    for (int i = 0; i < 2000; ++i) {
+        if (r.below(2) == 0) {
+            const bool w = r.below(4) == 0;
+            if (ch.can_accept(w) && ch.push({r.below(1 << 24) & ~std::uint64_t{31}, w, id}))
+                ++id;
+        }
+        static_cast<void>(ch.tick());
+        while (ch.has_response()) {
+            const auto resp = ch.pop_response();
+            CHECK(got.count(resp.id) == 0);
+            got[resp.id] = resp;
+        }
+    }
+    run_until(ch, ch.now() + 20000, got);
+    CHECK(got.size() == id);
+}
+
 TEST_CASE("write-to-read and read-to-write turnarounds") {
     dram_channel<> ch(one_channel());
     std::map<std::uint64_t, dram_response> got;

@@ -73,7 +73,7 @@ struct gpgpusim_number_option {
 };
 
 /// The options that are one number on each side.
-inline constexpr std::array<gpgpusim_number_option, 18> gpgpusim_numbers{{
+inline constexpr std::array<gpgpusim_number_option, 20> gpgpusim_numbers{{
     {"gpgpu_shader_registers", "registers", 1, false},
     {"gpgpu_shader_cta", "sm.block_slots", 1, false},
     {"gpgpu_shmem_size", "shared_bytes", 1, false},
@@ -91,6 +91,10 @@ inline constexpr std::array<gpgpusim_number_option, 18> gpgpusim_numbers{{
     {"gpgpu_dram_return_queue_size", "memory.partition.return_queue", 1, true},
     {"gpgpu_dram_buswidth", "memory.partition.dram.device_bytes", 1, false},
     {"gpgpu_n_mem_per_ctrlr", "memory.partition.dram.devices", 1, false},
+    {"dram_dual_bus_interface", "memory.partition.dram.dual_command_bus", 1, false},
+    // GPGPU-Sim's L1 takes one access per bank a cycle; warpkit's as many transactions a
+    // cycle, whatever their banks.
+    {"gpgpu_l1_banks", "memory.l1.transactions_per_cycle", 1, false},
     // GPGPU-Sim counts flit bytes, warpkit's crossbar flit bits.
     {"icnt_flit_size", "memory.noc.crossbar.flit_bits", 8, false},
 }};

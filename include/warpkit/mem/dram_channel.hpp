@@ -26,6 +26,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -306,7 +307,24 @@ private:
             draining_ = writes_queued_ > 0 && (reads_queued_ == 0 || writes_queued_ > p_.write_low);
     }
 
+    // Which commands a pass of issue_one may pick: any, or (the second pass of a dual command
+    // bus) only row or only column commands.
+    enum class command_bus : std::uint8_t { any, row, column };
+    [[nodiscard]] static bool is_column(dram_command c) noexcept {
+        return c == dram_command::read || c == dram_command::write;
+    }
+
+    // One command; with a dual command bus (HBM: row and column commands on buses of their
+    // own), a second one of the other kind in the same cycle, chosen after the first took
+    // effect (so it sees the bank and bus state the first left).
     void issue_one() {
+        const std::optional<dram_command> first = issue_pass(command_bus::any);
+        if (first && p_.dual_command_bus && !queue_.empty())
+            static_cast<void>(
+                issue_pass(is_column(*first) ? command_bus::row : command_bus::column));
+    }
+
+    std::optional<dram_command> issue_pass(command_bus only) {
         choose_direction();
         cands_.clear();
         std::uint64_t soonest = never;
@@ -315,9 +333,10 @@ private:
             if (eligible(e)) {
                 c.next = next_command(e);
                 const std::uint64_t at = ready_at(c.next, e);
-                c.ready = at <= now_;
+                c.ready = at <= now_ && (only == command_bus::any ||
+                                         is_column(c.next) == (only == command_bus::column));
                 if (at > now_) soonest = std::min(soonest, at);
-                c.row_hit = c.next == dram_command::read || c.next == dram_command::write;
+                c.row_hit = is_column(c.next);
             }
             cands_.push_back(c);
         }
@@ -331,9 +350,11 @@ private:
         const std::size_t k = sched_.pick(std::span<const dram_candidate>(cands_));
         if (k == no_pick) {
             // The candidates (so the scheduler's answer) stay the same until a command becomes
-            // ready, a request arrives, a response leaves or a refresh falls due.
-            wake_ = std::min(soonest, p_.refresh == refresh_mode::none ? never : next_refresh_);
-            return;
+            // ready, a request arrives, a response leaves or a refresh falls due. (A second
+            // pass follows a command: the channel looks again next cycle.)
+            if (only == command_bus::any)
+                wake_ = std::min(soonest, p_.refresh == refresh_mode::none ? never : next_refresh_);
+            return std::nullopt;
         }
         wake_ = now_ + 1;
         WARPKIT_EXPECTS(k < queue_.size() && cands_[k].ready);
@@ -348,7 +369,7 @@ private:
             else
                 ++stats_.row_hits;
         }
-        if (c == dram_command::read || c == dram_command::write) {
+        if (is_column(c)) {
             column(e);
             if (--e.bursts == 0) {
                 --(e.req.is_write ? writes_queued_ : reads_queued_);
@@ -358,6 +379,7 @@ private:
         } else {
             row_command(c, e);
         }
+        return c;
     }
 
     void row_command(dram_command c, const entry& e) {

@@ -253,8 +253,11 @@ struct dram_params {
     std::uint32_t write_high = 40;
     std::uint32_t write_low = 20;
     refresh_mode refresh = refresh_mode::all_bank;
+    /// Row and column commands have buses of their own (HBM's, JESD235), so one of each may
+    /// issue in a cycle; GDDR5 and GDDR6 share one command bus (false).
+    bool dual_command_bus = false;
     WARPKIT_FIELDS(dram_params, timing, map, devices, device_bytes, queue, write_queue, write_high,
-                   write_low, refresh)
+                   write_low, refresh, dual_command_bus)
 
     void validate() const {
         check_range("devices", devices, 1u, 64u);
@@ -280,5 +283,53 @@ struct dram_params {
         return timing.burst_length * devices * device_bytes;
     }
 };
+
+/// The HBM2 of a Quadro / Tesla V100 (Volta) as Accel-Sim's tested QV100 configuration models
+/// it (its timing from JEDEC's JESD235 and Chatterjee et al., "Architecting an Energy-Efficient
+/// DRAM System for GPUs", HPCA 2017, scaled to the card's 850 MHz): 32 channels of 128 bits
+/// (four stacks of eight), each a device of 16-byte beats, double data rate (two beats per
+/// command clock) and bursts of 2, so 32 bytes per burst in one cycle (32 x 32 B x 850 MHz =
+/// 870 GB/s); 16 banks in 4 groups, 2 KB rows; tCCD 1, tCCDL 2, tRRD 3, tRCD 12, tRAS 28,
+/// tRP 12, tRC 40, CL 12, WL 2, tWTR 3, tWR 10, tRTP 3; separate row and column command
+/// buses; channels interleaved every 256 bytes, then the configuration's bit layout (bank bits
+/// split around three column bits); one FR-FCFS queue of 64 without a separate write queue.
+/// The configuration models neither a four-activate window nor refresh; refresh here is
+/// JESD235's all-bank refresh every 3.9 us (3315 cycles) for 350 ns (298 cycles, an 8 Gb die:
+/// V100's 16 GB are four 4-high stacks of 8 Gb dies; tRFCpb, unused, half of it). The memory
+/// clock (850 MHz) is the GPU preset's memory.clocks.dram_mhz.
+[[nodiscard]] inline dram_params hbm2_qv100() {
+    dram_params p;
+    dram_timing& t = p.timing;
+    t.tCCD = 1;
+    t.tCCDL = 2;
+    t.tRRD = 3;
+    t.tFAW = 0;
+    t.tRCD = 12;
+    t.tRAS = 28;
+    t.tRP = 12;
+    t.tRC = 40;
+    t.tCL = 12;
+    t.tWL = 2;
+    t.tWTR = 3;
+    t.tWR = 10;
+    t.tRTP = 3;
+    t.tREFI = 3315;
+    t.tRFC = 298;
+    t.tRFCpb = 149;
+    t.burst_length = 2;
+    t.beats_per_cycle = 2;
+    p.map.channels = 32;
+    p.map.banks = 16;
+    p.map.bank_groups = 4;
+    p.map.interleave_bytes = 256;
+    p.map.row_bytes = 2048;
+    p.map.layout = "RRRRRRRRRRRRRBBBCCCBCCCCCCCC";
+    p.devices = 1;
+    p.device_bytes = 16;
+    p.queue = 64;
+    p.write_queue = 0;
+    p.dual_command_bus = true;
+    return p;
+}
 
 } // namespace warpkit::mem
