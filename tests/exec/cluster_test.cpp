@@ -114,6 +114,34 @@ TEST_CASE("GTX480 SM: SP0 and SP1 INT and FP clusters, 4 SFUs, 16 LD/ST units") 
     CHECK(u.busy_mask() == 0b000010);
 }
 
+TEST_CASE("sub-cores: each owns its share of the SPs, an SFU and an LD/ST cluster") {
+    exec::units_params p;
+    p.sp_count = 4;
+    p.sub_cores = 4;
+    p.ldst_lanes = 8;
+    exec::execution_units<int> u(p);
+    REQUIRE(u.size() == 16);
+    CHECK(u.sub_cores() == 4);
+    CHECK(u.name(u.sfu_cluster(2)) == "sfu2");
+    CHECK(u.name(u.ldst_cluster(3)) == "ldst3");
+    CHECK(u[u.ldst_cluster(1)].kind() == unit_class::ldst);
+    CHECK(u[u.ldst_cluster(1)].lanes() == 8);
+    CHECK(u.clusters_of(unit_class::fp, 2) == std::pair<std::size_t, std::size_t>{6, 1});
+    CHECK(u.clusters_of(unit_class::sfu, 3) == std::pair<std::size_t, std::size_t>{11, 1});
+    CHECK(u.clusters_of(unit_class::ldst) == std::pair<std::size_t, std::size_t>{12, 4});
+    // Sub-core 1's INT cluster takes one instruction a cycle; the others' stay free.
+    CHECK(u.issue(op_class::int_add, 1, warp_mask::full(), 1, 1) ==
+          std::optional<std::size_t>{1});
+    CHECK_FALSE(u.issue(op_class::int_add, 2, warp_mask::full(), 1, 1).has_value());
+    CHECK(u.find_free(op_class::int_add, 0) == std::optional<std::size_t>{0});
+    CHECK(u.issue(op_class::sfu, 3, warp_mask::full(), 1, 3) == std::optional<std::size_t>{11});
+    CHECK(u.find_free(op_class::sfu, 2) == std::optional<std::size_t>{10});
+    CHECK(u.busy_mask() == ((1u << 1) | (1u << 11)));
+    p.sub_cores = 3; // does not divide the four SPs
+    CHECK_THROWS_WITH_AS(exec::execution_units<int>{p}, doctest::Contains("'sub_cores' = 3"),
+                         warpkit::config_error);
+}
+
 TEST_CASE("execution unit params validate and reflect") {
     exec::units_params p;
     warpkit::apply_override(p, "sp_lanes=12");

@@ -111,6 +111,64 @@ TEST_CASE("SM timing: a unit's initiation interval spaces independent instructio
     CHECK(b.issued_at(0) == std::vector<std::uint64_t>{2, 3, 4, 5});
 }
 
+namespace {
+// Runs `code` (one block) on an SM of `schedulers` schedulers issuing one warp each a cycle.
+scripted_source run_banked(std::vector<std::vector<isa::static_inst>> code, gpu::sm_params p,
+                           std::uint32_t schedulers) {
+    issue::scheduler_bank_params<issue::no_params> bank;
+    bank.schedulers = schedulers;
+    p.issue_width = schedulers;
+    const auto warps = static_cast<std::uint32_t>(code.size());
+    gpu::sm<test_policies, scripted_source> sm(0, p, bank, scripted_source(std::move(code)));
+    sm.start_block(0, warps);
+    for (int c = 0; c < 1000 && !sm.idle(); ++c)
+        sm.tick([](std::uint32_t) {});
+    CHECK(sm.idle());
+    return sm.source();
+}
+} // namespace
+
+TEST_CASE("sub-cores: a warp issues to its own sub-core's SPs, SFU and LD/ST cluster only") {
+    auto mul = [](isa::reg_id d) {
+        auto s = alu(d, {});
+        s.latency = isa::latency_class::int_mul;
+        return s;
+    };
+    auto sfu = [](isa::reg_id d) {
+        return test::op(isa::unit_class::sfu, isa::latency_class::sfu, d, {});
+    };
+    // Four SPs and four schedulers. As one core, a warp's three independent multiplies
+    // (interval 2 on an SP) take SP0, SP1, SP2 in consecutive cycles; on four sub-cores
+    // warp 0 has SP0 alone: 2, 4, 6, as on a one-SP SM.
+    gpu::sm_params whole;
+    whole.units.sp_count = 4;
+    whole.ibuffer_depth = 4;
+    auto subs = whole;
+    subs.units.sub_cores = 4;
+    const std::vector<std::vector<isa::static_inst>> muls{{mul(1), mul(2), mul(3), exit_inst()}};
+    CHECK(run_banked(muls, whole, 4).issued_at(0) == std::vector<std::uint64_t>{2, 3, 4, 5});
+    CHECK(run_banked(muls, subs, 4).issued_at(0) == std::vector<std::uint64_t>{2, 4, 6, 7});
+    // Warps 0 and 1 (schedulers and sub-cores 0 and 1) each start an SFU instruction; the
+    // 4-lane SFU takes a warp in 8 passes. One shared SFU makes warp 1 wait for warp 0's
+    // passes (fetched at 2, it issues at 2 + 8); sub-core 1's own SFU takes it at once.
+    const std::vector<std::vector<isa::static_inst>> two{{sfu(1), exit_inst()},
+                                                         {sfu(1), exit_inst()}};
+    CHECK(run_banked(two, whole, 4).issued_at(1) == std::vector<std::uint64_t>{10, 11});
+    CHECK(run_banked(two, subs, 4).issued_at(1) == std::vector<std::uint64_t>{3, 4});
+    // Warps 0 and 4 share sub-core 0 (scheduler 0): the second waits for the SFU as on one core.
+    std::vector<std::vector<isa::static_inst>> five(5, {exit_inst()});
+    five[0] = {sfu(1), exit_inst()};
+    five[4] = {sfu(1), exit_inst()};
+    CHECK(run_banked(five, subs, 4).issued_at(4).front() == 10);
+    // Refused: sub-cores that do not divide the SPs or the schedulers, or with a split SM.
+    auto bad = whole;
+    bad.units.sub_cores = 3;
+    CHECK_THROWS_WITH_AS(run_banked(muls, bad, 4), doctest::Contains("'units.sub_cores' = 3"),
+                         config_error);
+    CHECK_THROWS_WITH_AS(run_banked(muls, subs, 2), doctest::Contains("'units.sub_cores' = 4"),
+                         config_error);
+}
+
 TEST_CASE("shared-memory bank conflicts: held LD/ST unit (Fermi) or replay through the warp "
           "(paper 004)") {
     isa::static_inst ld = alu(1, {});

@@ -258,8 +258,10 @@ struct fake_port {
         h.raw = hazard_on[s];
         return h;
     }
-    [[nodiscard]] bool ldst_free(std::uint32_t) const { return true; }
-    [[nodiscard]] bool unit_free(const isa::static_inst&, std::uint32_t) const { return true; }
+    [[nodiscard]] bool ldst_free(std::uint32_t, std::uint32_t) const { return true; }
+    [[nodiscard]] bool unit_free(std::uint32_t, const isa::static_inst&, std::uint32_t) const {
+        return true;
+    }
     void replay(std::uint32_t) {}
     void execute(std::uint32_t s, const isa::static_inst&) { executed.push_back(s); }
 };

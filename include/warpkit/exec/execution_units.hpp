@@ -1,7 +1,10 @@
 #pragma once
 /// \file
 /// `execution_units<Payload>`: the execution clusters of one SM — an INT and an FP cluster per
-/// SP, one SFU cluster and one LD/ST cluster (GTX480: SP0, SP1, 4 SFUs, 16 LD/ST units).
+/// SP, one SFU cluster and one LD/ST cluster (GTX480: SP0, SP1, 4 SFUs, 16 LD/ST units). An SM
+/// of sub-cores (Volta onwards: four, each with its own scheduler and units) splits its SPs
+/// evenly among them and gives each sub-core an SFU and an LD/ST cluster of its own; a warp
+/// issues to its sub-core's clusters only.
 
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/lane_mask.hpp>
@@ -27,22 +30,28 @@ struct units_params {
     std::uint32_t sp_lanes = 16;   ///< CUDA cores per SP (double-clocked)
     std::uint32_t sfu_lanes = 4;   ///< special-function units
     std::uint32_t ldst_lanes = 16; ///< load/store units
+    /// Sub-cores (1: the whole SM is one; Volta, Turing and Ampere: 4). Each owns sp_count /
+    /// sub_cores SPs, an SFU cluster of sfu_lanes and an LD/ST cluster of ldst_lanes.
+    std::uint32_t sub_cores = 1;
     timing_params timing{};
 
     void validate() const {
         check_range("sp_count", sp_count, 1u, 16u);
+        check(sub_cores >= 1 && sub_cores <= 8 && sp_count % sub_cores == 0, "sub_cores",
+              sub_cores, "1 to 8, a divisor of sp_count (" + std::to_string(sp_count) + ")");
         const auto divides = [](std::uint32_t l) { return l >= 1 && l <= 32 && 32 % l == 0; };
         const char* allowed = "a divisor of 32 (1, 2, 4, 8, 16, 32)";
         check(divides(sp_lanes), "sp_lanes", sp_lanes, allowed);
         check(divides(sfu_lanes), "sfu_lanes", sfu_lanes, allowed);
         check(divides(ldst_lanes), "ldst_lanes", ldst_lanes, allowed);
     }
-    WARPKIT_FIELDS(units_params, sp_count, sp_lanes, sfu_lanes, ldst_lanes, timing)
+    WARPKIT_FIELDS(units_params, sp_count, sp_lanes, sfu_lanes, ldst_lanes, sub_cores, timing)
 };
 
 /// All execution clusters of an SM, indexed 0 .. size()-1: the INT clusters of SP0..SPn-1,
-/// then their FP clusters, then the SFU cluster, then the LD/ST cluster. Each cluster is one
-/// gateable block; `busy_mask()` reports which blocks hold work this cycle.
+/// then their FP clusters, then the SFU cluster of each sub-core, then the LD/ST cluster of
+/// each. Sub-core k owns SPs k x n / sub_cores onwards. Each cluster is one gateable block;
+/// `busy_mask()` reports which blocks hold work this cycle.
 template <class Payload = std::uint32_t>
 class execution_units {
 public:
@@ -57,12 +66,19 @@ public:
                 cluster_params{isa::unit_class::int_alu, p_.sp_lanes, p_.timing});
         for (std::uint32_t i = 0; i < p_.sp_count; ++i)
             clusters_.emplace_back(cluster_params{isa::unit_class::fp, p_.sp_lanes, p_.timing});
-        clusters_.emplace_back(cluster_params{isa::unit_class::sfu, p_.sfu_lanes, p_.timing});
-        clusters_.emplace_back(cluster_params{isa::unit_class::ldst, p_.ldst_lanes, p_.timing});
+        for (std::uint32_t k = 0; k < p_.sub_cores; ++k)
+            clusters_.emplace_back(cluster_params{isa::unit_class::sfu, p_.sfu_lanes, p_.timing});
+        for (std::uint32_t k = 0; k < p_.sub_cores; ++k)
+            clusters_.emplace_back(
+                cluster_params{isa::unit_class::ldst, p_.ldst_lanes, p_.timing});
     }
 
-    /// Number of clusters (2 x sp_count + 2).
-    [[nodiscard]] std::size_t size() const noexcept { return 2 * std::size_t{p_.sp_count} + 2; }
+    /// Number of clusters (2 x sp_count + 2 x sub_cores).
+    [[nodiscard]] std::size_t size() const noexcept {
+        return 2 * (std::size_t{p_.sp_count} + p_.sub_cores);
+    }
+    /// Sub-cores (1 unless params say otherwise).
+    [[nodiscard]] std::uint32_t sub_cores() const noexcept { return p_.sub_cores; }
     /// Index of SP `sp`'s INT cluster.
     [[nodiscard]] std::size_t int_cluster(std::size_t sp) const {
         WARPKIT_EXPECTS(sp < p_.sp_count);
@@ -73,8 +89,13 @@ public:
         WARPKIT_EXPECTS(sp < p_.sp_count);
         return p_.sp_count + sp;
     }
-    [[nodiscard]] std::size_t sfu_cluster() const noexcept { return 2 * std::size_t{p_.sp_count}; }
-    [[nodiscard]] std::size_t ldst_cluster() const noexcept { return sfu_cluster() + 1; }
+    /// Index of sub-core `k`'s SFU and LD/ST clusters.
+    [[nodiscard]] std::size_t sfu_cluster(std::size_t k = 0) const noexcept {
+        return 2 * std::size_t{p_.sp_count} + k;
+    }
+    [[nodiscard]] std::size_t ldst_cluster(std::size_t k = 0) const noexcept {
+        return sfu_cluster(p_.sub_cores) + k;
+    }
     /// First index and count of the clusters executing unit class `u` (count 0 if none).
     [[nodiscard]] std::pair<std::size_t, std::size_t>
     clusters_of(isa::unit_class u) const noexcept {
@@ -84,26 +105,36 @@ public:
         case isa::unit_class::fp:
             return {p_.sp_count, p_.sp_count};
         case isa::unit_class::sfu:
-            return {sfu_cluster(), 1};
+            return {sfu_cluster(), p_.sub_cores};
         case isa::unit_class::ldst:
-            return {ldst_cluster(), 1};
+            return {ldst_cluster(), p_.sub_cores};
         default:
             return {0, 0};
         }
+    }
+    /// The part of clusters_of(u) that sub-core `k` owns (all of it with one sub-core).
+    [[nodiscard]] std::pair<std::size_t, std::size_t>
+    clusters_of(isa::unit_class u, std::uint32_t k) const noexcept {
+        const auto [first, count] = clusters_of(u);
+        const std::size_t per = count / p_.sub_cores;
+        return {first + per * (k % p_.sub_cores), per};
     }
     /// Restarts every cluster's counters from zero.
     void reset_stats() noexcept {
         for (auto& c : clusters_)
             c.reset_stats();
     }
-    /// "sp0.int", "sp1.fp", "sfu", "ldst".
+    /// "sp0.int", "sp1.fp", "sfu", "ldst" (with sub-cores "sfu0", "ldst3"...).
     [[nodiscard]] std::string name(std::size_t i) const {
         WARPKIT_EXPECTS(i < size());
         if (i < 2 * std::size_t{p_.sp_count}) {
             const bool fp = i >= p_.sp_count;
             return "sp" + std::to_string(fp ? i - p_.sp_count : i) + (fp ? ".fp" : ".int");
         }
-        return i == sfu_cluster() ? "sfu" : "ldst";
+        const bool sfu = i < ldst_cluster();
+        const std::string base = sfu ? "sfu" : "ldst";
+        if (p_.sub_cores == 1) return base;
+        return base + std::to_string(i - (sfu ? sfu_cluster() : ldst_cluster()));
     }
 
     [[nodiscard]] cluster_type& operator[](std::size_t i) {
@@ -115,20 +146,22 @@ public:
         return clusters_[i];
     }
 
-    /// The lowest-indexed powered cluster that can take class `o` this cycle, if any.
-    [[nodiscard]] std::optional<std::size_t> find_free(op_class o) const noexcept {
-        const auto [first, count] = clusters_of(unit_of(o));
+    /// The lowest-indexed powered cluster of sub-core `k` that can take class `o` this cycle,
+    /// if any.
+    [[nodiscard]] std::optional<std::size_t> find_free(op_class o,
+                                                       std::uint32_t k = 0) const noexcept {
+        const auto [first, count] = clusters_of(unit_of(o), k);
         for (std::size_t i = first; i < first + count; ++i)
             if (clusters_[i].can_issue(o)) return i;
         return std::nullopt;
     }
-    /// Issues to the first free cluster of class `o`; returns its index, or nothing if none.
-    /// `active`: the warp's active threads (warps of up to max_warp_size threads); `passes`:
-    /// times the pipeline takes it (unit_cluster::issue).
+    /// Issues to the first free cluster of class `o` of sub-core `k`; returns its index, or
+    /// nothing if none. `active`: the warp's active threads (warps of up to max_warp_size
+    /// threads); `passes`: times the pipeline takes it (unit_cluster::issue).
     template <std::size_t N>
     std::optional<std::size_t> issue(op_class o, Payload value, lane_mask<N> active,
-                                     std::uint32_t passes = 1) {
-        const auto i = find_free(o);
+                                     std::uint32_t passes = 1, std::uint32_t k = 0) {
+        const auto i = find_free(o, k);
         if (i) clusters_[*i].issue(o, std::move(value), active, passes);
         return i;
     }

@@ -91,6 +91,9 @@ struct gpu_params {
               default_block_shared_bytes, "<= shared_bytes");
         check(cluster_size <= reconfig::front_end_sharing::max_members || !sharing.enabled,
               "cluster_size", cluster_size, "<= 4 with front-end sharing enabled");
+        check(sm.units.sub_cores == 1 || cluster_size == 1 || !sharing.enabled,
+              "sm.units.sub_cores", sm.units.sub_cores,
+              "1 with front-end sharing clusters (a master's commands go to one datapath)");
         check(sm.split.mode == reconfig::split_mode::off || cluster_size == 1 || !sharing.enabled,
               "sm.split.mode",
               std::string(

@@ -153,6 +153,10 @@ public:
         writeback_.results().reserve(std::size_t{p_.contexts()} * 4);
         if (p_.split.mode != reconfig::split_mode::off)
             stages::check_split<warp_size>(p_, splittable, gates_clusters(), split_type::available);
+        // The gating controllers and the schedulers' view of powered units are the SM's.
+        if (p_.units.sub_cores > 1 && gates_clusters())
+            throw config_error("units.sub_cores", std::to_string(p_.units.sub_cores),
+                               "1 with a power-gating policy (gating is modelled per SM)");
     }
 
     /// True when the SM power-gates its clusters: `gated`, or with gating::selectable a
@@ -201,6 +205,8 @@ public:
             auto& w = warps_[s];
             w = stages::warp_context{};
             w.ibuf.reserve(p_.ibuffer_depth);
+            // Warp slot s is scheduler s mod n's; the scheduler is its sub-core's.
+            w.sub_core = static_cast<std::uint8_t>(s % sched_.size() % p_.units.sub_cores);
             w.resident = !source_.finished(s);
             w.block_slot = bslot;
             w.age = next_age_++;
@@ -411,11 +417,12 @@ private:
         [[nodiscard]] issue::hazard hazard(std::uint32_t s, const isa::static_inst& si) const {
             return m.hazard_(s, si);
         }
-        [[nodiscard]] bool ldst_free(std::uint32_t h) const {
-            return m.execute_.ldst_free(m.ldst_, h, m.now_);
+        [[nodiscard]] bool ldst_free(std::uint32_t s, std::uint32_t h) const {
+            return m.execute_.ldst_free(m.ldst_, h, m.now_, m.warps_[s].sub_core);
         }
-        [[nodiscard]] bool unit_free(const isa::static_inst& si, std::uint32_t h) const {
-            return m.execute_.unit_free(si, h, m.ldst_, m.now_);
+        [[nodiscard]] bool unit_free(std::uint32_t s, const isa::static_inst& si,
+                                     std::uint32_t h) const {
+            return m.execute_.unit_free(si, h, m.ldst_, m.now_, m.warps_[s].sub_core);
         }
         void replay(std::uint32_t s) { m.replay_(s); }
         void execute(std::uint32_t s, const isa::static_inst& si) { m.execute_one_(s, si); }
@@ -424,6 +431,11 @@ private:
     // The issue width, which must take one warp of every scheduler.
     static std::uint32_t checked_width_(const sm_params& p,
                                         const typename scheduler_bank_type::params_type& sched) {
+        if (p.units.sub_cores > 1 && sched.schedulers % p.units.sub_cores != 0)
+            throw config_error("units.sub_cores", std::to_string(p.units.sub_cores),
+                               "a divisor of the number of schedulers (" +
+                                   std::to_string(sched.schedulers) +
+                                   "): each scheduler feeds one sub-core");
         if (sched.schedulers > p.issue_width)
             throw config_error("issue_width", std::to_string(p.issue_width),
                                ">= the number of schedulers (" + std::to_string(sched.schedulers) +
@@ -531,7 +543,7 @@ private:
     void replay_(std::uint32_t s) {
         auto& w = warps_[s];
         issue_.touch(s);
-        execute_.replay(s, w.half);
+        execute_.replay(s, w.half, w.sub_core);
         ldst_.replay(s, w, now_, s_, writeback_.results());
     }
 

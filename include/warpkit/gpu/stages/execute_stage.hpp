@@ -68,31 +68,35 @@ public:
         second_.reset_stats();
     }
 
-    /// True when half `h`'s LD/ST cluster and `ldst` (the shared memory stage) take a new
-    /// access at `now`.
+    /// True when sub-core `k`'s LD/ST cluster of half `h` and `ldst` (the memory stage all
+    /// sub-cores share) take a new access at `now`.
     template <class Ldst>
-    [[nodiscard]] bool ldst_free(const Ldst& ldst, std::uint32_t h, std::uint64_t now) const {
-        return ldst.free(now) && units(h).find_free(exec::op_class::ldst).has_value();
+    [[nodiscard]] bool ldst_free(const Ldst& ldst, std::uint32_t h, std::uint64_t now,
+                                 std::uint32_t k = 0) const {
+        return ldst.free(now) && units(h).find_free(exec::op_class::ldst, k).has_value();
     }
-    /// Can an instruction of this class start on half `h` at `now` (structure and power)?
+    /// Can an instruction of this class start on sub-core `k` of half `h` at `now` (structure
+    /// and power)?
     template <class Ldst>
     [[nodiscard]] bool unit_free(const isa::static_inst& si, std::uint32_t h, const Ldst& ldst,
-                                 std::uint64_t now) const {
+                                 std::uint64_t now, std::uint32_t k = 0) const {
         switch (si.unit) {
         case isa::unit_class::int_alu:
         case isa::unit_class::fp:
         case isa::unit_class::sfu:
-            return units(h).find_free(op_class_of(si)).has_value();
+            return units(h).find_free(op_class_of(si), k).has_value();
         case isa::unit_class::ldst:
-            return ldst_free(ldst, h, now) && ldst.can_take(si);
+            return ldst_free(ldst, h, now, k) && ldst.can_take(si);
         default:
             return true;
         }
     }
 
-    /// A replayed shared-memory pass of warp `s` on half `h` occupies its LD/ST cluster.
-    void replay(std::uint32_t s, std::uint32_t h) {
-        (void)units(h).issue(exec::op_class::ldst, payload_type{s, operands_type{}}, warp_mask{});
+    /// A replayed shared-memory pass of warp `s` (on sub-core `k` of half `h`) occupies its
+    /// LD/ST cluster.
+    void replay(std::uint32_t s, std::uint32_t h, std::uint32_t k = 0) {
+        (void)units(h).issue(exec::op_class::ldst, payload_type{s, operands_type{}}, warp_mask{},
+                             1, k);
     }
 
     /// Executes `si`, the next instruction of warp `w` (slot `s`), taking `passes` passes of
@@ -117,13 +121,14 @@ public:
         case isa::unit_class::int_alu:
         case isa::unit_class::fp:
         case isa::unit_class::sfu:
-            (void)units(w.half).issue(op_class_of(si), payload_type{s, writes}, d.active, passes);
+            (void)units(w.half).issue(op_class_of(si), payload_type{s, writes}, d.active, passes,
+                                      w.sub_core);
             break;
         case isa::unit_class::ldst:
             // The LD/ST cluster generates addresses (its op_class timing); the memory stage
             // behind it answers.
             (void)units(w.half).issue(exec::op_class::ldst, payload_type{s, operands_type{}},
-                                      d.active, passes);
+                                      d.active, passes, w.sub_core);
             ctx.ldst.issue(s, w, d, writes, ctx.site.clock, counts, ctx.results);
             break;
         default:

@@ -129,7 +129,7 @@ private:
         if (w.replays > 0) {
             // The lanes a bank conflict left out re-enter the pipeline first.
             v.unit = isa::unit_class::ldst;
-            v.ready = port.ldst_free(h);
+            v.ready = port.ldst_free(s, h);
             if (!v.ready) note(stall_cause::unit);
             return watch_state::look;
         }
@@ -151,7 +151,7 @@ private:
             return watch_state::scoreboard;
         }
         demand.note_ready(si.unit);
-        if (!port.unit_free(si, h) && !demand.may_wake(si.unit))
+        if (!port.unit_free(s, si, h) && !demand.may_wake(si.unit))
             note(demand.powered_off(si.unit) ? stall_cause::gated : stall_cause::unit);
         else
             v.ready = true;
@@ -226,13 +226,13 @@ private:
     void recheck_units_(std::uint32_t h, const warp_context& w, issue::warp_view& v,
                         const Port& port, type_demand& demand, Note&& note) const {
         if (w.replays > 0) {
-            v.ready = port.ldst_free(h);
+            v.ready = port.ldst_free(v.id, h);
             if (!v.ready) note(stall_cause::unit);
             return;
         }
         const auto& si = w.ibuf.front();
         demand.note_ready(si.unit);
-        v.ready = port.unit_free(si, h) || demand.may_wake(si.unit);
+        v.ready = port.unit_free(v.id, si, h) || demand.may_wake(si.unit);
         if (!v.ready) note(demand.powered_off(si.unit) ? stall_cause::gated : stall_cause::unit);
     }
 
@@ -288,7 +288,7 @@ private:
                 const std::uint32_t s = picks[i].warp;
                 const auto& w = warps[s];
                 if (w.resident && w.replays > 0) {
-                    if (!port.ldst_free(h)) {
+                    if (!port.ldst_free(s, h)) {
                         refill = true;
                         continue;
                     }
@@ -305,7 +305,7 @@ private:
                     refill = true;
                     continue;
                 }
-                if (!port.unit_free(si, h)) {
+                if (!port.unit_free(s, si, h)) {
                     const bool wake = demand.may_wake(si.unit) && round == 0;
                     demand.note_unplaced(si.unit);
                     refill = refill || !wake;
@@ -334,8 +334,8 @@ private:
             }
             const auto& w = warps[v.id];
             v.ready = w.resident && !w.binned &&
-                      (w.replays > 0 ? port.ldst_free(h)
-                                     : !w.ibuf.empty() && port.unit_free(w.ibuf.front(), h));
+                      (w.replays > 0 ? port.ldst_free(v.id, h)
+                                     : !w.ibuf.empty() && port.unit_free(v.id, w.ibuf.front(), h));
         }
     }
 

@@ -153,12 +153,11 @@ public:
     void execute_commands(Port& port, std::span<const warp_context> warps, const Source& source,
                           type_demand& demand, std::uint32_t issue_width, std::uint32_t sm,
                           std::uint64_t now) {
-        if (port.ldst_free(0))
-            for (std::uint32_t s = 0; s < warps.size(); ++s)
-                if (warps[s].resident && warps[s].replays > 0) {
-                    port.replay(s);
-                    break;
-                }
+        for (std::uint32_t s = 0; s < warps.size(); ++s)
+            if (warps[s].resident && warps[s].replays > 0) {
+                if (port.ldst_free(s, 0)) port.replay(s);
+                break;
+            }
         for (std::uint32_t k = 0; k < issue_width; ++k) {
             const cluster_command* c = member_.due(now);
             if (c == nullptr) return;
@@ -173,8 +172,8 @@ public:
                                 std::to_string(c->pc) + ") in cycle " + std::to_string(now));
             const isa::static_inst si = *next;
             if (source.at_barrier(s) || w.replays > 0 || port.hazard(s, si).any() ||
-                !port.unit_free(si, 0)) {
-                if (!port.unit_free(si, 0)) demand.note_unplaced(si.unit);
+                !port.unit_free(s, si, 0)) {
+                if (!port.unit_free(s, si, 0)) demand.note_unplaced(si.unit);
                 member_.note_stall();
                 return;
             }

@@ -52,9 +52,12 @@ struct sm_params {
     reconfig::sm_split_params split{};
     void validate() const {
         check_range("warp_slots", warp_slots, 1U, 64U);
-        if (split.mode != reconfig::split_mode::off)
+        if (split.mode != reconfig::split_mode::off) {
             check(warp_slots <= 32, "warp_slots", warp_slots,
                   "<= 32 with split.mode on (a cut warp takes a second slot)");
+            check(units.sub_cores == 1, "units.sub_cores", units.sub_cores,
+                  "1 with split.mode on (AMOEBA splits a whole SM)");
+        }
         check_range("block_slots", block_slots, 1U, 64U);
         check_range("issue_width", issue_width, 1U, 8U);
         check_range("ibuffer_depth", ibuffer_depth, 1U, 16U);

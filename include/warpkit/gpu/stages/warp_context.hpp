@@ -71,6 +71,7 @@ struct warp_context {
     std::uint32_t replays = 0;       ///< shared-memory passes still to replay (paper 004)
     std::uint32_t launched = 0;      ///< threads launched (active at the first instruction)
     std::uint8_t half = 0;           ///< split SM: 0 on SM0, 1 on SM1
+    std::uint8_t sub_core = 0;       ///< the sub-core whose units the slot's warps use
     bool narrow = false;             ///< a part of a cut warp: half the width
     bool binned = false;             ///< split SM: draining its writes before it moves
     bool uncut = false;              ///< moved to SM1 divergent and whole (no cuts allowed)
