@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 using namespace warpkit::noc;
 
@@ -96,9 +97,56 @@ TEST_CASE("crossbar keeps packets whole and conserves them under load") {
     }
 }
 
+TEST_CASE("a FIFO crossbar of 144 nodes (a V100's 80 SMs and 64 L2 slices): zero-load "
+          "latency, round-robin outputs, head-of-line blocking, nothing lost") {
+    crossbar_params p;
+    p.nodes = 144;
+    crossbar<> x(p);
+    CHECK(noc_test::one(x, 0, 143, 1).latency() == 6);
+    CHECK(noc_test::one(x, 120, 7, 4).latency() == 9);
+    // Inputs 70 and 130 each send two 1-flit packets to output 100 at once. Output 100's
+    // pointer starts at input 0: input 70 wins, the pointer passes it, input 130 wins, then
+    // 70 and 130 again: the packets leave 70, 130, 70, 130.
+    for (int i = 0; i < 64; ++i)
+        x.tick();
+    REQUIRE(x.idle());
+    for (const node_id src : {70u, 130u, 70u, 130u}) {
+        packet<> pk;
+        pk.src = src;
+        pk.dst = 100;
+        pk.flits = 1;
+        REQUIRE(x.can_inject(src, traffic_class::request));
+        static_cast<void>(x.inject(pk));
+    }
+    std::vector<node_id> order;
+    for (int c = 0; c < 100 && order.size() < 4; ++c) {
+        x.tick();
+        while (x.can_eject(100))
+            order.push_back(x.eject(100).src);
+    }
+    CHECK(order == std::vector<node_id>{70, 130, 70, 130});
+    // Uniform traffic saturates FIFO inputs at 2 - sqrt(2) of the link rate for large N
+    // (Karol, Hluchyj and Morgan), at any size.
+    p.subnets = 1;
+    p.latency = 1;
+    crossbar<std::uint64_t, round_robin> y(p);
+    CHECK(saturation(y, 4000) == doctest::Approx(2.0 - std::sqrt(2.0)).epsilon(0.05));
+    p = {};
+    p.nodes = 144;
+    p.output_buffer_flits = 3;
+    crossbar<> z(p);
+    noc_test::run_conserved(z, 17, 4000, 0.1, 6, true);
+}
+
 TEST_CASE("crossbar params are validated") {
     crossbar_params p;
     p.nodes = 65;
+    CHECK_NOTHROW(crossbar<>{p}); // FIFO inputs: any size up to 4096
+    p.voq = true;
+    CHECK_THROWS_WITH_AS(crossbar<>{p}, "invalid parameter 'nodes' = 65 (allowed: <= 64 with voq)",
+                         warpkit::config_error);
+    p = {};
+    p.nodes = 4097;
     CHECK_THROWS_AS(crossbar<>{p}, warpkit::config_error);
     p = {};
     p.latency = 0;

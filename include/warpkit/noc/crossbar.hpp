@@ -17,9 +17,11 @@
 #include <warpkit/noc/network_stats.hpp>
 #include <warpkit/noc/packet.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -28,6 +30,8 @@ namespace warpkit::noc {
 /// Shape and timing of a crossbar. Defaults: GTX480-like, as GPGPU-Sim models it: 27 nodes
 /// (15 SMs and 12 L2 slices), separate request and reply networks, 32-byte flits (paper 000:
 /// the GPU interconnect is 32 bytes wide), 8-flit input and output buffers, one FIFO per input.
+/// Up to 4096 nodes with FIFO inputs (a V100's 80 SMs and 64 L2 slices take 144); virtual
+/// output queues, whose inputs request several outputs at once, up to 64.
 struct crossbar_params {
     std::uint32_t nodes = 27;
     std::uint32_t subnets = 2; ///< 2: requests and replies on separate crossbars
@@ -47,7 +51,8 @@ struct crossbar_params {
                    latency, alloc_iters, inject_queue_packets, eject_queue_packets, flit_bits)
 
     void validate() const {
-        check_range("nodes", nodes, 1u, 64u);
+        check_range("nodes", nodes, 1u, 4096u);
+        check(!voq || nodes <= 64, "nodes", nodes, "<= 64 with voq");
         check_range("subnets", subnets, 1u, 2u);
         check_range("input_buffer_flits", input_buffer_flits, 1u, 4096u);
         check_range("output_buffer_flits", output_buffer_flits, 1u, 4096u);
@@ -68,7 +73,10 @@ struct crossbar_params {
 // ejection queue has room), connected input-output pairs move the next flit of their packet,
 // free inputs and outputs are matched by `Alloc` over the head flits waiting (each output with
 // room for a flit), then every node interface writes one flit into its input buffer, which
-// competes from the next cycle. Zero-load latency: 1 + latency + (flits - 1).
+// competes from the next cycle. Zero-load latency: 1 + latency + (flits - 1). With FIFO inputs
+// each input requests one output, where islip and round_robin come to the same match in one
+// round: every free output takes the first requesting input at or after its pointer, which
+// then moves one past that input; the crossbar computes that match itself, at any size.
 
 /// Crossbar network carrying packet<Payload>; `Alloc` is islip or round_robin.
 template <class Payload = std::uint64_t, allocator Alloc = islip>
@@ -121,8 +129,11 @@ private:
         detail::queue_bank<timed_flit> out;       ///< per output, flits in the switch included
         std::vector<std::int32_t> in_lock;        ///< output an input is connected to, or -1
         std::vector<std::int32_t> out_lock;       ///< input an output is connected to, or -1
-        Alloc alloc;
-        fabric(std::uint32_t nodes, std::uint32_t iters) : alloc(nodes, nodes, iters) {}
+        std::optional<Alloc> alloc;        ///< VOQ inputs: the allocator
+        std::vector<std::uint32_t> gptr;   ///< FIFO inputs: each output's first input to try
+        fabric(std::uint32_t nodes, std::uint32_t iters, bool voq) : gptr(voq ? 0 : nodes, 0) {
+            if (voq) alloc.emplace(nodes, nodes, iters);
+        }
     };
 
     [[nodiscard]] std::size_t inq(node_id i, node_id o) const noexcept {
@@ -132,7 +143,7 @@ private:
     void build() {
         nodes_ = p_.nodes;
         for (std::uint32_t k = 0; k < p_.subnets; ++k) {
-            fabric& n = nets_.emplace_back(nodes_, p_.alloc_iters);
+            fabric& n = nets_.emplace_back(nodes_, p_.alloc_iters, p_.voq);
             n.in = detail::queue_bank<flit>(p_.voq ? std::size_t{nodes_} * nodes_ : nodes_,
                                             p_.input_buffer_flits);
             n.in_count.assign(nodes_, 0);
@@ -144,6 +155,10 @@ private:
         this->size_edges(nodes_);
         req_.assign(nodes_, 0);
         match_.assign(nodes_, -1);
+        out_taken_.assign(nodes_, 0);
+        in_busy_.assign(nodes_, 0);
+        first_.assign(nodes_, unset_);
+        after_.assign(nodes_, unset_);
     }
 
     bool step(fabric& n) {
@@ -206,38 +221,73 @@ private:
 
     void switch_step(fabric& n) {
         // Connections first: the next flit of a packet already under way.
-        std::uint64_t taken = 0;
-        std::uint64_t busy_in = 0; // inputs connected at the start of the cycle
         for (node_id o = 0; o < nodes_; ++o) {
             const std::int32_t i = n.out_lock[o];
             if (i < 0) continue;
-            taken |= std::uint64_t{1} << o;
+            out_taken_[o] = 1;
             const auto in = static_cast<node_id>(i);
-            busy_in |= std::uint64_t{1} << in;
+            in_busy_[in] = 1;
             const std::size_t q = inq(in, o);
             if (!n.in.empty(q) && !n.out.full(o)) move(n, in, o);
         }
-        // Free inputs and outputs: head flits request their output.
+        if (p_.voq)
+            voq_switch_(n);
+        else
+            fifo_switch_(n);
+        std::fill(out_taken_.begin(), out_taken_.end(), std::uint8_t{0});
+        std::fill(in_busy_.begin(), in_busy_.end(), std::uint8_t{0});
+    }
+
+    // Free inputs and outputs, FIFO inputs: each head flit requests its output; every free
+    // output with room takes the first requesting input at or after its pointer.
+    void fifo_switch_(fabric& n) {
         bool any = false;
         for (node_id i = 0; i < nodes_; ++i) {
-            req_[i] = 0;
-            const bool connected = (busy_in >> i & 1u) != 0;
-            match_[i] = connected ? 0 : -1;
-            if (connected || n.in_count[i] == 0) continue;
-            if (p_.voq) {
-                for (node_id o = 0; o < nodes_; ++o)
-                    if (!n.in.empty(inq(i, o)) && !n.out.full(o)) req_[i] |= std::uint64_t{1} << o;
-            } else {
-                const std::uint32_t o = n.in.front(i).dst;
-                if (!n.out.full(o)) req_[i] = std::uint64_t{1} << o;
-            }
-            any = any || req_[i] != 0;
+            if (in_busy_[i] != 0 || n.in_count[i] == 0) continue;
+            const node_id o = n.in.front(i).dst;
+            if (out_taken_[o] != 0 || n.out.full(o)) continue;
+            if (first_[o] == unset_) first_[o] = i;
+            if (after_[o] == unset_ && i >= n.gptr[o]) after_[o] = i;
+            any = true;
         }
         if (!any) return;
-        n.alloc.allocate(req_, match_, taken);
+        for (node_id o = 0; o < nodes_; ++o) {
+            if (first_[o] == unset_) continue;
+            const node_id win = after_[o] != unset_ ? after_[o] : first_[o];
+            match_[win] = static_cast<std::int32_t>(o);
+            n.gptr[o] = win + 1 == nodes_ ? 0 : win + 1;
+            first_[o] = unset_;
+            after_[o] = unset_;
+        }
         for (node_id i = 0; i < nodes_; ++i)
-            if ((busy_in >> i & 1u) == 0 && match_[i] >= 0)
+            if (match_[i] >= 0) {
                 move(n, i, static_cast<node_id>(match_[i]));
+                match_[i] = -1;
+            }
+    }
+
+    // Free inputs and outputs, VOQ inputs (nodes <= 64): every queue's head flit requests its
+    // output; `Alloc` matches.
+    void voq_switch_(fabric& n) {
+        std::uint64_t taken = 0;
+        bool any = false;
+        for (node_id i = 0; i < nodes_; ++i) {
+            taken |= std::uint64_t{out_taken_[i]} << i;
+            req_[i] = 0;
+            const bool connected = in_busy_[i] != 0;
+            match_[i] = connected ? 0 : -1;
+            if (connected || n.in_count[i] == 0) continue;
+            for (node_id o = 0; o < nodes_; ++o)
+                if (!n.in.empty(inq(i, o)) && !n.out.full(o)) req_[i] |= std::uint64_t{1} << o;
+            any = any || req_[i] != 0;
+        }
+        if (any) {
+            n.alloc->allocate(req_, match_, taken);
+            for (node_id i = 0; i < nodes_; ++i)
+                if (in_busy_[i] == 0 && match_[i] >= 0)
+                    move(n, i, static_cast<node_id>(match_[i]));
+        }
+        std::fill(match_.begin(), match_.end(), -1);
     }
 
     void source_step(fabric& n, node_id node) {
@@ -268,8 +318,13 @@ private:
     crossbar_params p_;
     std::uint32_t nodes_ = 0;
     std::vector<fabric> nets_;
-    std::vector<std::uint64_t> req_;
-    std::vector<std::int32_t> match_;
+    static constexpr node_id unset_ = ~node_id{0};
+    std::vector<std::uint64_t> req_;    // VOQ: outputs each input requests
+    std::vector<std::int32_t> match_;   // output each input won (-1: none)
+    std::vector<std::uint8_t> out_taken_; // outputs connected at the start of the cycle
+    std::vector<std::uint8_t> in_busy_;   // inputs connected at the start of the cycle
+    std::vector<node_id> first_;          // FIFO: each output's first requesting input
+    std::vector<node_id> after_;          // ... and its first at or after its pointer
 };
 
 } // namespace warpkit::noc
