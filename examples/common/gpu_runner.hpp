@@ -52,9 +52,9 @@ struct preset_run {
 };
 
 template <class Preset>
-preset_run run_with(const warpkit::func::isa_kernel& k, warpkit::func::global_memory& mem,
-                    const std::vector<std::string>& overrides, progress_line* progress) {
-    auto p = Preset::params();
+preset_run run_with(warpkit::gpu::gpu_params p, const warpkit::func::isa_kernel& k,
+                    warpkit::func::global_memory& mem, const std::vector<std::string>& overrides,
+                    progress_line* progress) {
     warpkit::apply_overrides(p, overrides);
     const bool show_progress = progress != nullptr && progress->enabled();
     // The progress line samples the run more often than the preset would; sampling changes
@@ -95,7 +95,8 @@ inline preset_run run_preset(const std::string& name, const warpkit::func::isa_k
                              const std::vector<std::string>& overrides,
                              progress_line* progress = nullptr) {
     return warpkit::gpu::visit_preset(name, [&](auto tag) {
-        return run_with<typename decltype(tag)::type>(k, mem, overrides, progress);
+        return run_with<typename decltype(tag)::type>(decltype(tag)::params(), k, mem, overrides,
+                                                      progress);
     });
 }
 

@@ -88,7 +88,7 @@ gpgpusim_settings(const std::string& path, const std::string& name, std::ostream
 [[nodiscard]] inline warpkit::gpu::gpu_params
 preset_params(const std::string& name, const std::vector<std::string>& settings) {
     return warpkit::gpu::visit_preset(name, [&](auto tag) {
-        auto p = decltype(tag)::type::params();
+        auto p = decltype(tag)::params();
         warpkit::apply_overrides(p, settings);
         return p;
     });

@@ -116,7 +116,7 @@ void run(const options& o, nlohmann::json record, example::progress_line& progre
     nlohmann::json kernels = nlohmann::json::array();
     wk::gpu::visit_preset(o.preset, [&](auto tag) {
         using P = typename decltype(tag)::type;
-        auto p = P::params();
+        auto p = decltype(tag)::params();
         wk::apply_overrides(p, o.overrides);
         wk::validate(p);
         if (o.print_params) std::cout << wk::params_to_text(p) << '\n';

@@ -82,9 +82,9 @@ struct soak_position {
 // Runs the kernels in turn on preset P until `budget` simulated cycles are spent, device
 // memory capped at `memory_cap` bytes.
 template <class P>
-totals soak_preset(const std::vector<kernel_file>& files, const std::vector<std::string>& overrides,
-                   std::uint64_t budget, std::uint64_t memory_cap, const soak_position& at) {
-    auto params = P::params();
+totals soak_preset(wk::gpu::gpu_params params, const std::vector<kernel_file>& files,
+                   const std::vector<std::string>& overrides, std::uint64_t budget,
+                   std::uint64_t memory_cap, const soak_position& at) {
     wk::apply_overrides(params, overrides);
     const bool counted = params.memory.model == wk::gpu::memory_model::hierarchy;
     const std::uint64_t sample = std::max<std::uint64_t>(1, params.sample_cycles / 200);
@@ -197,8 +197,8 @@ int tool_main(int argc, char** argv) {
             progress.stage(name);
             const soak_position at{progress, all.cycles, per_preset * presets.size()};
             const totals t = wk::gpu::visit_preset(name, [&](auto tag) {
-                return soak_preset<typename decltype(tag)::type>(files, overrides, per_preset,
-                                                                 params.memory_cap(), at);
+                return soak_preset<typename decltype(tag)::type>(
+                    decltype(tag)::params(), files, overrides, per_preset, params.memory_cap(), at);
             });
             progress.finish();
             const double s = seconds_since(tp);

@@ -53,12 +53,11 @@ struct outcome {
 };
 
 template <class Preset>
-outcome run_once(const std::string& text, const std::string& name) {
+outcome run_once(const gpu::gpu_params& p, const std::string& text, const std::string& name) {
     const func::isa_kernel k(isa::assemble(text, name),
                              static_cast<std::uint32_t>(Preset::warp_size));
     outcome o;
     func::load_data(k, o.memory);
-    const auto p = Preset::params();
     gpu::gpu<Preset> g(p);
     gpu::invariant_report units;
     const auto rs = g.run(k, o.memory, [&](const auto& sm) { units.merge(gpu::check_sm(sm)); });
@@ -71,7 +70,9 @@ outcome run_once(const std::string& text, const std::string& name) {
 outcome run_named(std::string_view preset, const std::string& kernel) {
     const std::string text = kernel_text(kernel);
     return gpu::visit_preset(
-        preset, [&](auto tag) { return run_once<typename decltype(tag)::type>(text, kernel); });
+        preset, [&](auto tag) {
+            return run_once<typename decltype(tag)::type>(decltype(tag)::params(), text, kernel);
+        });
 }
 
 } // namespace

@@ -268,7 +268,9 @@ struct node_placement {
     pl.nodes = need;
     switch (p.noc.model) {
     case network_model::crossbar:
-        check(need <= 64, "noc.crossbar.nodes", need, "<= 64 (SMs + L2 slices)");
+        check(need <= (p.noc.crossbar.voq ? 64u : 4096u), "noc.crossbar.nodes", need,
+              p.noc.crossbar.voq ? "<= 64 (SMs + L2 slices) with voq"
+                                 : "<= 4096 (SMs + L2 slices)");
         break;
     case network_model::mesh:
         pl.nodes = p.noc.mesh.cols * p.noc.mesh.rows;
@@ -349,6 +351,61 @@ struct node_placement {
     p.noc.model = network_model::mesh;
     p.noc.mesh = noc::amoeba_48sm();
     p.noc.slice_nodes = {2, 5, 16, 23, 32, 39, 50, 53};
+    return p;
+}
+
+/// The memory of NVIDIA's Quadro GV100 (Volta) as Accel-Sim's tested QV100 configuration gives
+/// it, sectored as Volta is:
+/// - L1 data: 32 KB (the configuration's default split of the 128 KB unified array: 96 KB
+///   shared), 4 sets x 64 ways of 128-byte lines of four 32-byte sectors, write-through and
+///   write-allocate, 512 MSHR entries of up to 8 merged requests, a miss queue of 16, 20-cycle
+///   hits, four sectors a cycle (its four L1 banks);
+/// - constant: 64 KB, 8 ways (its 64-byte lines kept as 64 sets of 128 bytes: warpkit's SM-side
+///   lines are at least one coalesced access), 2 MSHR entries of 64, 20-cycle hits (the
+///   configuration gives no constant latency: the L1's);
+/// - texture: 128 KB (its 256 ways as 16 sets of 64, warpkit's widest), 512 MSHR entries of 8,
+///   a miss queue of 128, 200-cycle fetches (its trace configuration's TEX unit);
+/// - a crossbar of 40-byte flits with request and reply networks;
+/// - 32 HBM2 channels (mem::hbm2_qv100) of 2 L2 slices of 96 KB (32 sets x 24 ways, sectored,
+///   write-back; 6 MB in all), 192 MSHR entries of 4 per slice, a miss queue of 32, 160 L2
+///   cycles to the tag lookup, 100 DRAM cycles to the channel queue, 192 read returns waiting;
+/// - clocks: interconnect and L2 at the 1132 MHz core clock, HBM2 at 850 MHz.
+[[nodiscard]] inline memory_params qv100_memory() {
+    memory_params p;
+    mem::cache_controller_params& d = p.l1.data;
+    d.cache.sets = 4;
+    d.cache.ways = 64;
+    d.cache.sector_bytes = mem::sector_bytes;
+    d.cache.write = mem::write_policy::write_through;
+    d.cache.write_allocate = true;
+    d.mshr = mem::mshr_params{512, 8};
+    d.miss_queue = 16;
+    p.l1.transactions_per_cycle = 4;
+    p.l1.data_latency = 20;
+    p.l1.constant.cache.sets = 64;
+    p.l1.constant.cache.ways = 8;
+    p.l1.constant.mshr = mem::mshr_params{2, 64};
+    p.l1.constant.miss_queue = 4;
+    p.l1.constant_latency = 20;
+    p.l1.texture.cache.sets = 16;
+    p.l1.texture.cache.ways = 64;
+    p.l1.texture.mshr = mem::mshr_params{512, 8};
+    p.l1.texture.miss_queue = 128;
+    p.l1.texture_latency = 200;
+    p.noc.model = network_model::crossbar;
+    p.noc.crossbar.flit_bits = 320;
+    p.partition.slices = 2;
+    mem::cache_controller_params& l2 = p.partition.l2;
+    l2.cache.sets = 32;
+    l2.cache.ways = 24;
+    l2.cache.sector_bytes = mem::sector_bytes;
+    l2.mshr = mem::mshr_params{192, 4};
+    l2.miss_queue = 32;
+    p.partition.l2_latency = 160;
+    p.partition.dram_latency = 100;
+    p.partition.return_queue = 192;
+    p.partition.dram = mem::hbm2_qv100();
+    p.clocks = memory_clocks{1132, 1132, 850};
     return p;
 }
 

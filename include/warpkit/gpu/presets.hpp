@@ -134,6 +134,49 @@ struct amoeba_48 : detail::preset_parts<simt::selectable_stack<32>, issue::selec
     }
 };
 
+/// NVIDIA Quadro GV100 (Volta) as Accel-Sim's tested QV100 configuration and NVIDIA's Volta
+/// whitepaper describe it: 80 SMs at 1132 MHz, each of four sub-cores with its own loose
+/// round-robin scheduler issuing one warp instruction a cycle, one SP of 16 INT and 16 FP32
+/// lanes, a 4-lane SFU and 8 LD/ST units; 64 warps and 32 blocks per SM, 65536 registers,
+/// 96 KB of shared memory in 32 banks (20-cycle accesses), sector coalescing, four warps
+/// fetched a cycle; the memory of qv100_memory() (sectored L1 and L2, HBM2). Timing, in core
+/// cycles (latency / initiation interval): the configuration's integer and FP32 add, multiply
+/// 4 / 2 and multiply-add 5 / 2 (16 lanes take a warp in two cycles; Jia et al., "Dissecting
+/// the NVIDIA Volta GPU Architecture via Microbenchmarking", 2018, measure 4-cycle dependent
+/// FP32 and INT adds), integer divide 145 / 8, FP32 divide 39 / 4, FP64 add, multiply and FMA
+/// 8 / 4, FP64 divide 330 / 130, SFU 20 / 8 (the trace configuration's SASS figure; its PTX
+/// configuration lumps transcendental PTX at 100). 32 GB of HBM2.
+struct volta_qv100 : detail::preset_parts<simt::selectable_stack<32>, issue::selectable,
+                                          mem::selectable_coalescer> {
+    [[nodiscard]] static gpu_params params() {
+        gpu_params p = detail::preset_core(
+            {"volta_qv100", 80, 1132, 4, 65536, 98304, 64, 32, 4, 4, 16, 4, 8});
+        p.sm.units.sub_cores = 4;
+        p.sm.fetch_width = 4;
+        p.sm.shared_latency = 20;
+        p.sm.banks.banks = 32;
+        p.sm.coalescer = mem::coalescer_kind::sector;
+        p.scheduler.kind = issue::scheduler_kind::loose_round_robin;
+        exec::timing_params& t = p.sm.units.timing;
+        t.int_add = {4, 2};
+        t.int_mul = {4, 2};
+        t.int_mad = {5, 2};
+        t.int_div = {145, 8};
+        t.fp_add = {4, 2};
+        t.fp_mul = {4, 2};
+        t.fp_mad = {5, 2};
+        t.fp_div = {39, 4};
+        t.dp_add = {8, 4};
+        t.dp_mul = {8, 4};
+        t.dp_fma = {8, 4};
+        t.dp_div = {330, 130};
+        t.sfu = {20, 8};
+        p.memory = qv100_memory();
+        p.device_memory_mb = 32768;
+        return p;
+    }
+};
+
 /// amoeba_48 with every two neighbouring SMs fused (paper 002 Sec. 4.2, "direct scale-up"):
 /// 24 SMs of 64-thread warps, 32 warps and 16 CTAs each, 32768 registers and 96 KB shared
 /// memory, SIMD width 16, L1 and constant caches of twice the ways and one more cycle, the

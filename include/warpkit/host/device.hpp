@@ -111,7 +111,7 @@ public:
     explicit device(std::string preset = "fermi_gtx480", std::vector<std::string> overrides = {})
         : preset_(std::move(preset)), overrides_(std::move(overrides)) {
         params_ = gpu::visit_preset(preset_, [&](auto tag) {
-            auto p = decltype(tag)::type::params();
+            auto p = decltype(tag)::params();
             apply_overrides(p, overrides_);
             validate(p);
             return p;

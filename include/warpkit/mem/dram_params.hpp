@@ -294,9 +294,9 @@ struct dram_params {
 /// buses; channels interleaved every 256 bytes, then the configuration's bit layout (bank bits
 /// split around three column bits); one FR-FCFS queue of 64 without a separate write queue.
 /// The configuration models neither a four-activate window nor refresh; refresh here is
-/// JESD235's all-bank refresh every 3.9 us (3315 cycles) for 350 ns (298 cycles, an 8 Gb die:
-/// V100's 16 GB are four 4-high stacks of 8 Gb dies; tRFCpb, unused, half of it). The memory
-/// clock (850 MHz) is the GPU preset's memory.clocks.dram_mhz.
+/// JESD235's all-bank refresh every 3.9 us (3315 cycles) for 350 ns (298 cycles, 8 Gb dies:
+/// four stacks, 4-high on 16 GB V100s, 8-high on the 32 GB Quadro GV100; tRFCpb, unused, half
+/// of it). The memory clock (850 MHz) is the GPU preset's memory.clocks.dram_mhz.
 [[nodiscard]] inline dram_params hbm2_qv100() {
     dram_params p;
     dram_timing& t = p.timing;
