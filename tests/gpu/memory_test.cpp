@@ -566,51 +566,67 @@ TEST_CASE("fermi_gtx480 with sectored L1 and L2 computes what the whole-line one
                          doctest::Contains("'sm.coalescer' = line"), config_error);
 }
 
-TEST_CASE("volta_qv100: the QV100 configuration's figures; kernels compute what the GTX480 "
-          "computes through sectored caches, nothing lost") {
-    const auto v = gpu::volta_qv100::params();
-    CHECK_NOTHROW(validate(v));
-    const auto& m = v.memory;
-    // 64 L2 slices of 96 KB: 6 MB; 32 HBM2 channels of 32 bytes a cycle at 850 MHz.
-    CHECK(m.slices() == 64);
-    CHECK(std::uint64_t{m.slices()} * m.partition.l2.cache.capacity_bytes() == 6u << 20);
-    CHECK(m.partition.partitions() * m.partition.dram.burst_bytes() * m.clocks.dram_mhz ==
-          32u * 32 * 850);
-    CHECK(m.l1.data.cache.capacity_bytes() == 32u << 10);
-    CHECK(v.sm.units.sub_cores == 4);
-    // 80 SMs and 64 slices on one crossbar.
-    const gpu::memory_system ms(m, v.sms, v.core_mhz);
-    CHECK(std::get<noc::crossbar<gpu::mem_message>>(ms.network()).nodes() == 144);
-    // The 32-thread presets share their parts: gpu<fermi_gtx480> runs volta_qv100's params.
-    for (const char* name : {"vadd.s", "matmul.s", "histogram.s", "bfs.s", "reduce.s"}) {
-        CAPTURE(name);
-        func::isa_kernel k(test::bundled_kernel(name));
-        func::global_memory m1;
-        func::load_data(k, m1);
-        const auto a = run_kernel<gpu::fermi_gtx480>(k, gpu::fermi_gtx480::params(), m1);
-        func::global_memory m2;
-        func::load_data(k, m2);
-        const auto b = run_kernel<gpu::fermi_gtx480>(k, v, m2);
-        CHECK(m1 == m2);
-        CHECK(a.total.warp_instructions == b.total.warp_instructions);
-        CHECK(b.memory.sms.size() == 80);
-        check_conservation(b.memory);
+TEST_CASE("volta_qv100, turing_rtx2060, ampere_rtx3070: their configurations' figures; kernels "
+          "compute what the GTX480 computes through sectored caches, nothing lost") {
+    struct figures {
+        gpu::gpu_params p;
+        std::uint32_t slices;
+        std::uint64_t l2_bytes;
+        std::uint64_t l1_bytes;
+        std::uint64_t dram_mb_per_s; // channels x bytes per burst / burst cycles x MHz
+        std::uint32_t nodes;
+    };
+    // V100: 6 MB of L2, 870 GB/s of HBM2; RTX 2060: 3 MB, 336 GB/s of GDDR6; RTX 3070: 4 MB,
+    // 448 GB/s.
+    for (const auto& f :
+         {figures{gpu::volta_qv100::params(), 64, 6u << 20, 32u << 10, 32 * 32 * 850, 144},
+          figures{gpu::turing_rtx2060::params(), 24, 3u << 20, 32u << 10, 12 * 32 / 4 * 3500, 54},
+          figures{gpu::ampere_rtx3070::params(), 32, 4u << 20, 128u << 10, 16 * 32 / 4 * 3500,
+                  78}}) {
+        const auto& v = f.p;
+        CAPTURE(v.name);
+        CHECK_NOTHROW(validate(v));
+        const auto& m = v.memory;
+        CHECK(m.slices() == f.slices);
+        CHECK(std::uint64_t{m.slices()} * m.partition.l2.cache.capacity_bytes() == f.l2_bytes);
+        CHECK(m.l1.data.cache.capacity_bytes() == f.l1_bytes);
+        CHECK(std::uint64_t{m.partition.partitions()} * m.partition.dram.burst_bytes() /
+                  m.partition.dram.timing.burst_cycles() * m.clocks.dram_mhz ==
+              f.dram_mb_per_s);
+        CHECK(v.sm.units.sub_cores == 4);
+        const gpu::memory_system ms(m, v.sms, v.core_mhz);
+        CHECK(std::get<noc::crossbar<gpu::mem_message>>(ms.network()).nodes() == f.nodes);
+        // The 32-thread presets share their parts: gpu<fermi_gtx480> runs these params.
+        for (const char* name : {"vadd.s", "matmul.s", "histogram.s", "bfs.s", "reduce.s"}) {
+            CAPTURE(name);
+            func::isa_kernel k(test::bundled_kernel(name));
+            func::global_memory m1;
+            func::load_data(k, m1);
+            const auto a = run_kernel<gpu::fermi_gtx480>(k, gpu::fermi_gtx480::params(), m1);
+            func::global_memory m2;
+            func::load_data(k, m2);
+            const auto b = run_kernel<gpu::fermi_gtx480>(k, v, m2);
+            CHECK(m1 == m2);
+            CHECK(a.total.warp_instructions == b.total.warp_instructions);
+            CHECK(b.memory.sms.size() == v.sms);
+            check_conservation(b.memory);
+        }
+        // A stream of whole lines: each line is four sector misses in the L1 (one of the
+        // line, three of its other sectors) and in the L2, and four 32-byte DRAM reads.
+        func::isa_kernel k(isa::assemble(stream_kernel(v.sms, 32, 1), "stream.s"));
+        func::global_memory mem;
+        const auto rs = run_kernel<gpu::fermi_gtx480>(k, v, mem);
+        const auto t = add_up(rs.memory);
+        const std::uint64_t lines = std::uint64_t{v.sms} * 256;
+        CHECK(t.l1_read_misses == 4 * lines);
+        CHECK(t.l2_read_misses == 4 * lines);
+        CHECK(t.dram_reads == 4 * lines);
+        std::uint64_t sector_misses = 0;
+        for (const auto& s : rs.memory.sms)
+            sector_misses += s.l1d.cache.sector_misses;
+        CHECK(sector_misses == 3 * lines);
+        check_conservation(rs.memory);
     }
-    // A stream of whole lines: each line is four sector misses in the L1 (one of the line,
-    // three of its other sectors) and in the L2, and four 32-byte HBM2 reads.
-    func::isa_kernel k(isa::assemble(stream_kernel(v.sms, 32, 1), "stream.s"));
-    func::global_memory mem;
-    const auto rs = run_kernel<gpu::fermi_gtx480>(k, v, mem);
-    const auto t = add_up(rs.memory);
-    const std::uint64_t lines = std::uint64_t{v.sms} * 256;
-    CHECK(t.l1_read_misses == 4 * lines);
-    CHECK(t.l2_read_misses == 4 * lines);
-    CHECK(t.dram_reads == 4 * lines);
-    std::uint64_t sector_misses = 0;
-    for (const auto& s : rs.memory.sms)
-        sector_misses += s.l1d.cache.sector_misses;
-    CHECK(sector_misses == 3 * lines);
-    check_conservation(rs.memory);
 }
 
 TEST_CASE_TEMPLATE("a stream larger than the L1 misses once per line per SM; a second pass over "

@@ -15,7 +15,8 @@ TEST_CASE("visit_preset: every listed name reaches the preset whose params carry
     }
     // The 32-thread presets share one GPU type (their parts are chosen by params); the fused
     // AMOEBA preset's 64-thread warps are a type of their own.
-    for (const char* name : {"fermi_gtx480", "tesla_seed004", "amoeba_48", "volta_qv100"}) {
+    for (const char* name : {"fermi_gtx480", "tesla_seed004", "amoeba_48", "volta_qv100",
+                             "turing_rtx2060", "ampere_rtx3070"}) {
         CAPTURE(name);
         CHECK(gpu::visit_preset(name, [](auto tag) {
             return std::is_same_v<typename decltype(tag)::type, gpu::selectable_parts32>;
@@ -29,6 +30,8 @@ TEST_CASE("visit_preset: every listed name reaches the preset whose params carry
     static_assert(std::is_base_of_v<gpu::selectable_parts32, gpu::tesla_seed004>);
     static_assert(std::is_base_of_v<gpu::selectable_parts32, gpu::amoeba_48>);
     static_assert(std::is_base_of_v<gpu::selectable_parts32, gpu::volta_qv100>);
+    static_assert(std::is_base_of_v<gpu::selectable_parts32, gpu::turing_rtx2060>);
+    static_assert(std::is_base_of_v<gpu::selectable_parts32, gpu::ampere_rtx3070>);
 }
 
 TEST_CASE("visit_preset: an unknown name is a config error listing the known ones") {

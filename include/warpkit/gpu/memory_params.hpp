@@ -409,4 +409,46 @@ struct node_placement {
     return p;
 }
 
+/// The memory of NVIDIA's GeForce RTX 2060 (Turing) as Accel-Sim's tested RTX 2060
+/// configuration gives it: qv100_memory()'s constant and texture caches, crossbar and L2 slice
+/// queues, with a 32 KB L1 (its default split of the 96 KB array: 64 KB shared) of 256 MSHR
+/// entries of 32, 32-cycle hits (constant hits too); 12 GDDR6 channels (mem::gddr6_rtx) of 2
+/// sectored L2 slices of 128 KB (64 sets x 16 ways; 3 MB in all); 194 L2 cycles to the tag
+/// lookup, 96 DRAM cycles to the channel queue; interconnect and L2 at the 1365 MHz core
+/// clock, GDDR6 commands at 3500 MHz.
+[[nodiscard]] inline memory_params rtx2060_memory() {
+    memory_params p = qv100_memory();
+    p.l1.data.mshr = mem::mshr_params{256, 32};
+    p.l1.data_latency = 32;
+    p.l1.constant_latency = 32;
+    p.partition.l2.cache.sets = 64;
+    p.partition.l2.cache.ways = 16;
+    p.partition.l2_latency = 194;
+    p.partition.dram_latency = 96;
+    p.partition.dram = mem::gddr6_rtx(12);
+    p.clocks = memory_clocks{1365, 1365, 3500};
+    return p;
+}
+
+/// The memory of NVIDIA's GeForce RTX 3070 (Ampere) as Accel-Sim's tested RTX 3070
+/// configuration gives it: rtx2060_memory()'s parts with a 128 KB L1 (the size its cache string
+/// gives: the whole unified array, which GPGPU-Sim's adaptive split shrinks for kernels that
+/// use shared memory, fixed here; its 4 sets of 256 ways as 16 sets of 64, warpkit's widest)
+/// of 384 MSHR entries of 48, 39-cycle hits (constant hits too); 16 GDDR6 channels of 2 L2
+/// slices of 128 KB (4 MB in all); 187 L2 cycles to the tag
+/// lookup, 254 DRAM cycles to the channel queue; interconnect and L2 at the 1132 MHz core
+/// clock.
+[[nodiscard]] inline memory_params rtx3070_memory() {
+    memory_params p = rtx2060_memory();
+    p.l1.data.cache.sets = 16;
+    p.l1.data.mshr = mem::mshr_params{384, 48};
+    p.l1.data_latency = 39;
+    p.l1.constant_latency = 39;
+    p.partition.l2_latency = 187;
+    p.partition.dram_latency = 254;
+    p.partition.dram = mem::gddr6_rtx(16);
+    p.clocks = memory_clocks{1132, 1132, 3500};
+    return p;
+}
+
 } // namespace warpkit::gpu

@@ -17,8 +17,8 @@ namespace warpkit::gpu {
 /// A preset passed as a value: `type` is what a GPU of it is assembled from (gpu<type>),
 /// `params()` its figures. Presets of the same parts share one `type`, so that a program that
 /// can run any preset builds one GPU type per set of parts rather than one per preset: every
-/// 32-thread preset (fermi_gtx480, tesla_seed004, amoeba_48, volta_qv100) runs as
-/// gpu<selectable_parts32>, whose parts are chosen by params.
+/// 32-thread preset (fermi_gtx480, tesla_seed004, amoeba_48, volta_qv100, turing_rtx2060,
+/// ampere_rtx3070) runs as gpu<selectable_parts32>, whose parts are chosen by params.
 template <class Parts, class Figures = Parts>
 struct preset_tag {
     using type = Parts;
@@ -32,8 +32,9 @@ using selectable_parts32 = detail::preset_parts<simt::selectable_stack<32>, issu
                                                 mem::selectable_coalescer>;
 
 /// Names of the presets `visit_preset` knows.
-inline constexpr std::array<std::string_view, 5> preset_names{
-    "fermi_gtx480", "tesla_seed004", "amoeba_48", "amoeba_48_fused", "volta_qv100"};
+inline constexpr std::array<std::string_view, 7> preset_names{
+    "fermi_gtx480", "tesla_seed004", "amoeba_48",     "amoeba_48_fused",
+    "volta_qv100",  "turing_rtx2060", "ampere_rtx3070"};
 
 /// Calls `f(tag)` with the preset_tag of the preset called `name` and returns what it returns.
 /// Throws config_error("preset", name, <the known names>) for any other name.
@@ -48,6 +49,10 @@ decltype(auto) visit_preset(std::string_view name, F&& f) {
     if (name == preset_names[3]) return std::forward<F>(f)(preset_tag<amoeba_48_fused>{});
     if (name == preset_names[4])
         return std::forward<F>(f)(preset_tag<selectable_parts32, volta_qv100>{});
+    if (name == preset_names[5])
+        return std::forward<F>(f)(preset_tag<selectable_parts32, turing_rtx2060>{});
+    if (name == preset_names[6])
+        return std::forward<F>(f)(preset_tag<selectable_parts32, ampere_rtx3070>{});
     std::string known;
     for (const auto n : preset_names)
         known += (known.empty() ? "" : ", ") + std::string(n);

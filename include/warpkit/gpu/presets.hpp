@@ -74,6 +74,31 @@ struct preset_parts {
     using coalescer = Coalescer;
 };
 
+/// The SM side Accel-Sim's tested RTX 2060 and RTX 3070 configurations share: four sub-cores,
+/// 32 shared-memory banks, sector coalescing, four warps fetched a cycle, loose round robin,
+/// integer add / multiply / multiply-add 4 / 2 and divide 21 / 2, FP32 add / multiply /
+/// multiply-add 4 / 2 and divide 39 / 4, FP64 64 / 64 and divide 330 / 130.
+inline void rtx_sm(gpu_params& p) {
+    p.sm.units.sub_cores = 4;
+    p.sm.fetch_width = 4;
+    p.sm.banks.banks = 32;
+    p.sm.coalescer = mem::coalescer_kind::sector;
+    p.scheduler.kind = issue::scheduler_kind::loose_round_robin;
+    exec::timing_params& t = p.sm.units.timing;
+    t.int_add = {4, 2};
+    t.int_mul = {4, 2};
+    t.int_mad = {4, 2};
+    t.int_div = {21, 2};
+    t.fp_add = {4, 2};
+    t.fp_mul = {4, 2};
+    t.fp_mad = {4, 2};
+    t.fp_div = {39, 4};
+    t.dp_add = {64, 64};
+    t.dp_mul = {64, 64};
+    t.dp_fma = {64, 64};
+    t.dp_div = {330, 130};
+}
+
 } // namespace detail
 
 /// NVIDIA GTX480 (Fermi) as in papers 001 and 003: 15 SMs at 700 MHz, 48 warps and 8 blocks
@@ -173,6 +198,53 @@ struct volta_qv100 : detail::preset_parts<simt::selectable_stack<32>, issue::sel
         t.sfu = {20, 8};
         p.memory = qv100_memory();
         p.device_memory_mb = 32768;
+        return p;
+    }
+};
+
+/// NVIDIA GeForce RTX 2060 (Turing) as Accel-Sim's tested RTX 2060 configuration gives it: 30
+/// SMs at 1365 MHz of four sub-cores (one LRR scheduler, 16 INT and 16 FP32 lanes, a 4-lane
+/// SFU and 4 LD/ST units each), 32 warps and 16 blocks per SM, 65536 registers, 64 KB of shared
+/// memory in 32 banks (30-cycle accesses), sector coalescing, four warps fetched a cycle; the
+/// memory of rtx2060_memory() (sectored L1 and L2, 12 GDDR6 channels). Timing (latency /
+/// initiation interval): integer add, multiply and multiply-add 4 / 2, divide 21 / 2; FP32
+/// add, multiply and multiply-add 4 / 2, divide 39 / 4; FP64 64 / 64 (two FP64 units per SM),
+/// divide 330 / 130; SFU 21 / 8 (its trace configuration's figure, the PTX one's too). 6 GB.
+struct turing_rtx2060 : detail::preset_parts<simt::selectable_stack<32>, issue::selectable,
+                                             mem::selectable_coalescer> {
+    [[nodiscard]] static gpu_params params() {
+        gpu_params p = detail::preset_core(
+            {"turing_rtx2060", 30, 1365, 4, 65536, 65536, 32, 16, 4, 4, 16, 4, 4});
+        detail::rtx_sm(p);
+        p.sm.shared_latency = 30;
+        p.sm.units.timing.sfu = {21, 8};
+        p.memory = rtx2060_memory();
+        p.device_memory_mb = 6144;
+        return p;
+    }
+};
+
+/// NVIDIA GeForce RTX 3070 (Ampere) as Accel-Sim's tested RTX 3070 configuration gives it: 46
+/// SMs at 1132 MHz of four sub-cores as turing_rtx2060's, whose FP32 pipelines take a warp
+/// every cycle (initiation interval 1: Ampere's second FP32 datapath), 48 warps and 32 blocks
+/// per SM, 65536 registers, 100 KB of shared memory (29-cycle accesses); the memory of
+/// rtx3070_memory() (a 128 KB sectored L1, 4 MB of sectored L2, 16 GDDR6 channels); SFU 20 / 8
+/// (its trace configuration's figure). 8 GB.
+struct ampere_rtx3070 : detail::preset_parts<simt::selectable_stack<32>, issue::selectable,
+                                             mem::selectable_coalescer> {
+    [[nodiscard]] static gpu_params params() {
+        gpu_params p = detail::preset_core(
+            {"ampere_rtx3070", 46, 1132, 4, 65536, 102400, 48, 32, 4, 4, 16, 4, 4});
+        detail::rtx_sm(p);
+        p.sm.shared_latency = 29;
+        exec::timing_params& t = p.sm.units.timing;
+        t.fp_add.initiation_interval = 1;
+        t.fp_mul.initiation_interval = 1;
+        t.fp_mad.initiation_interval = 1;
+        t.fp_div.initiation_interval = 2;
+        t.sfu = {20, 8};
+        p.memory = rtx3070_memory();
+        p.device_memory_mb = 8192;
         return p;
     }
 };

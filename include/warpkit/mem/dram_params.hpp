@@ -332,4 +332,46 @@ struct dram_params {
     return p;
 }
 
+/// GDDR6 as Accel-Sim's tested RTX 2060 (Turing) and RTX 3070 (Ampere) configurations model it,
+/// `channels` channels of 16 bits (each GDDR6 device has two; the RTX 2060's 192-bit bus is 12,
+/// the RTX 3070's 256-bit bus 16): a 3500 MHz command clock with four data beats a cycle (14
+/// Gb/s per pin), bursts of 16, so 32 bytes per burst in 4 cycles (12 x 28 GB/s = 336 GB/s,
+/// 16 x 28 = 448 GB/s, the cards' figures); 16 banks in 4 groups, 2 KB rows; tCCD 4, tCCDL 6,
+/// tRRD 12, tRCD 24, tRAS 55, tRP 24, tRC 78, CL 24, WL 8, tWTR 10, tWR 24, tRTP 4; one shared
+/// command bus; channels interleaved every 256 bytes, then the configurations' bit layout;
+/// one FR-FCFS queue of 64 without a separate write queue. The configurations model neither a
+/// four-activate window nor refresh, and neither does this (refresh none: no GDDR6 refresh
+/// figures are at hand to add).
+[[nodiscard]] inline dram_params gddr6_rtx(std::uint32_t channels) {
+    dram_params p;
+    dram_timing& t = p.timing;
+    t.tCCD = 4;
+    t.tCCDL = 6;
+    t.tRRD = 12;
+    t.tFAW = 0;
+    t.tRCD = 24;
+    t.tRAS = 55;
+    t.tRP = 24;
+    t.tRC = 78;
+    t.tCL = 24;
+    t.tWL = 8;
+    t.tWTR = 10;
+    t.tWR = 24;
+    t.tRTP = 4;
+    t.burst_length = 16;
+    t.beats_per_cycle = 4;
+    p.map.channels = channels;
+    p.map.banks = 16;
+    p.map.bank_groups = 4;
+    p.map.interleave_bytes = 256;
+    p.map.row_bytes = 2048;
+    p.map.layout = "RRRRRRRRRRRRRBBBCCCCBCCCCCCC";
+    p.devices = 1;
+    p.device_bytes = 2;
+    p.queue = 64;
+    p.write_queue = 0;
+    p.refresh = refresh_mode::none;
+    return p;
+}
+
 } // namespace warpkit::mem
