@@ -164,7 +164,8 @@ TEST_CASE("kernels: a warp that spins instead of reaching the barrier is stopped
 }
 
 TEST_CASE("presets by name: an unknown name lists the known presets") {
-    const std::string known = "(allowed: fermi_gtx480, tesla_seed004, amoeba_48, amoeba_48_fused)";
+    const std::string known = "(allowed: fermi_gtx480, tesla_seed004, amoeba_48, amoeba_48_fused, "
+                              "volta_qv100, turing_rtx2060, ampere_rtx3070)";
     CHECK(thrown<config_error>([] { gpu::visit_preset("fermi", [](auto) { return 0; }); }) ==
           "invalid parameter 'preset' = fermi " + known);
     CHECK(thrown<config_error>([] { (void)gpu::preset_warp_size("gtx480"); }) ==
@@ -199,7 +200,7 @@ TEST_CASE("examples' kernel loader: missing and empty files, unknown presets, ze
     func::global_memory mem;
     CHECK(thrown<config_error>([&] { (void)example::run_preset("gtx9000", k, mem, {}); }) ==
           "invalid parameter 'preset' = gtx9000 (allowed: fermi_gtx480, tesla_seed004, "
-          "amoeba_48, amoeba_48_fused)");
+          "amoeba_48, amoeba_48_fused, volta_qv100, turing_rtx2060, ampere_rtx3070)");
     CHECK(thrown<config_error>([&] {
               (void)example::run_preset("tesla_seed004", k, mem, {"sms=0"});
           }) == "invalid parameter 'sms' = 0 (allowed: [1, 4096])");

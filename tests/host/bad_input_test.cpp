@@ -120,7 +120,7 @@ TEST_CASE("launch files: unknown names list the known ones") {
 TEST_CASE("host devices: unknown presets, zero SMs, bad overrides") {
     CHECK(thrown<config_error>([] { host::device d("gtx9000"); }) ==
           "invalid parameter 'preset' = gtx9000 (allowed: fermi_gtx480, tesla_seed004, "
-          "amoeba_48, amoeba_48_fused)");
+          "amoeba_48, amoeba_48_fused, volta_qv100, turing_rtx2060, ampere_rtx3070)");
     CHECK(thrown<config_error>([] { host::device d("fermi_gtx480", {"sms=0"}); }) ==
           "invalid parameter 'sms' = 0 (allowed: [1, 4096])");
     CHECK(thrown<config_error>([] { host::device d("tesla_seed004", {"sms=-2"}); }) ==

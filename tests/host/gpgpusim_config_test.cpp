@@ -196,6 +196,23 @@ TEST_CASE("gpgpusim config: what has no equivalent is warned, never dropped") {
             CHECK(has(s, setting));
         }
     }
+    // The sub-core model: one sub-core per scheduler, the schedulers given before or after.
+    {
+        const auto v = translate_gpgpusim_config(
+            "-gpgpu_sub_core_model 1\n-gpgpu_num_sched_per_core 4\n", "g.config");
+        CHECK(v.warnings.empty());
+        const auto s = v.settings();
+        CHECK(has(s, "sm.units.sub_cores=4"));
+        CHECK(has(s, "schedulers=4"));
+        auto g = warpkit::gpu::fermi_gtx480::params();
+        g.sm.units.sp_count = 4;
+        CHECK_NOTHROW(warpkit::apply_overrides(g, s));
+        CHECK(g.sm.units.sub_cores == 4);
+    }
+    CHECK(warnings_of("-gpgpu_sub_core_model 1\n") ==
+          std::vector<std::string>{"g.config:1:23: warning: -gpgpu_sub_core_model: the sub-core "
+                                   "model without -gpgpu_num_sched_per_core: sm.units.sub_cores "
+                                   "stays the preset's"});
     // HBM's dual command bus and the L1's banks (Volta's 4: four sectors a cycle).
     {
         const auto v = translate_gpgpusim_config(

@@ -180,12 +180,15 @@ public:
 
     /// The rows and warnings of every option, in file order.
     [[nodiscard]] gpgpusim_translation run() {
-        // The SM count is clusters times cores per cluster, whichever of the two comes first.
+        // The SM count is clusters times cores per cluster, whichever of the two comes first;
+        // the sub-cores of the sub-core model are the schedulers, wherever they are given.
         for (const auto& o : options_) {
             option_ = &o;
             if (o.name == "gpgpu_n_clusters") has_clusters_ = true;
             if (o.name == "gpgpu_n_cores_per_cluster")
                 cores_per_cluster_ = whole_value("the cores per cluster");
+            if (o.name == "gpgpu_num_sched_per_core")
+                schedulers_ = whole_value("the schedulers");
         }
         for (const auto& o : options_) {
             option_ = &o;
@@ -204,6 +207,7 @@ private:
     gpgpusim_row row_;                        ///< its row
     bool has_clusters_ = false;
     std::uint64_t cores_per_cluster_ = 1;
+    std::uint64_t schedulers_ = 0; ///< -gpgpu_num_sched_per_core (0: not in the file)
 
     /// `value` with each run of blanks and line ends shown as one space.
     [[nodiscard]] static std::string shown(std::string_view value) {
@@ -227,6 +231,7 @@ private:
         if (n == "gpgpu_n_cores_per_cluster") return map_cores_per_cluster();
         if (n == "gpgpu_shader_core_pipeline") return map_pipeline();
         if (n == "gpgpu_num_sched_per_core") return map_schedulers();
+        if (n == "gpgpu_sub_core_model") return map_sub_cores();
         if (n == "gpgpu_scheduler") return map_scheduler_policy();
         if (n == "gpgpu_cache:dl1") return map_cache("memory.l1.data", true);
         if (n == "gpgpu_const_cache:l1") return map_cache("memory.l1.constant", true);
@@ -330,6 +335,17 @@ private:
         set("schedulers", n);
         set("sm.issue_width", n);
         row_.note = "each scheduler issues one warp a cycle";
+    }
+    // GPGPU-Sim's sub-core model gives each scheduler its own units: as many sub-cores.
+    void map_sub_cores() {
+        const std::uint64_t on = whole_value("the sub-core model");
+        if (on > 1) return warn_at(0, "expected 0 or 1: sm.units.sub_cores stays the preset's");
+        if (on == 0) return set("sm.units.sub_cores", 1);
+        if (schedulers_ == 0)
+            return warn_at(0, "the sub-core model without -gpgpu_num_sched_per_core: "
+                              "sm.units.sub_cores stays the preset's");
+        set("sm.units.sub_cores", schedulers_);
+        row_.note = "one sub-core per scheduler (-gpgpu_num_sched_per_core)";
     }
     void map_scheduler_policy() {
         const auto f = gpgpusim_split(whole_field(), ':');
