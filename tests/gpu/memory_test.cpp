@@ -416,6 +416,26 @@ gpu::run_stats run_kernel(const func::isa_kernel& k, gpu::gpu_params p, func::gl
     return g.run(k, mem);
 }
 
+// The bundled kernels leave device memory as on the GTX480 when run with the 32-thread params
+// `p`, after as many warp instructions, with nothing lost in the memory (gpu<fermi_gtx480>
+// runs `p`: the 32-thread presets share their parts).
+void check_same_as_gtx480(const gpu::gpu_params& p) {
+    for (const char* name : {"vadd.s", "matmul.s", "histogram.s", "bfs.s", "reduce.s"}) {
+        CAPTURE(name);
+        func::isa_kernel k(test::bundled_kernel(name));
+        func::global_memory m1;
+        func::load_data(k, m1);
+        const auto a = run_kernel<gpu::fermi_gtx480>(k, gpu::fermi_gtx480::params(), m1);
+        func::global_memory m2;
+        func::load_data(k, m2);
+        const auto b = run_kernel<gpu::fermi_gtx480>(k, p, m2);
+        CHECK(m1 == m2);
+        CHECK(a.total.warp_instructions == b.total.warp_instructions);
+        CHECK(b.memory.sms.size() == p.sms);
+        check_conservation(b.memory);
+    }
+}
+
 } // namespace
 
 TEST_CASE("sectored L1 and L2: scattered words fetch and move 32-byte sectors, not lines") {
@@ -544,19 +564,7 @@ TEST_CASE("fermi_gtx480 with sectored L1 and L2 computes what the whole-line one
                           "memory.partition.l2.cache.sector_bytes=32",
                           "memory.l1.transactions_per_cycle=4"})
         apply_override(sect, o);
-    for (const char* name : {"vadd.s", "matmul.s", "histogram.s", "bfs.s", "reduce.s"}) {
-        CAPTURE(name);
-        func::isa_kernel k(test::bundled_kernel(name));
-        func::global_memory m1;
-        func::load_data(k, m1);
-        const auto a = run_kernel<gpu::fermi_gtx480>(k, gpu::fermi_gtx480::params(), m1);
-        func::global_memory m2;
-        func::load_data(k, m2);
-        const auto b = run_kernel<gpu::fermi_gtx480>(k, sect, m2);
-        CHECK(m1 == m2);
-        CHECK(a.total.warp_instructions == b.total.warp_instructions);
-        check_conservation(b.memory);
-    }
+    check_same_as_gtx480(sect);
     // A sectored L1 behind the line coalescer is refused before anything runs.
     auto bad = gpu::fermi_gtx480::params();
     apply_override(bad, "memory.l1.data.cache.sector_bytes=32");
@@ -596,21 +604,7 @@ TEST_CASE("volta_qv100, turing_rtx2060, ampere_rtx3070: their configurations' fi
         CHECK(v.sm.units.sub_cores == 4);
         const gpu::memory_system ms(m, v.sms, v.core_mhz);
         CHECK(std::get<noc::crossbar<gpu::mem_message>>(ms.network()).nodes() == f.nodes);
-        // The 32-thread presets share their parts: gpu<fermi_gtx480> runs these params.
-        for (const char* name : {"vadd.s", "matmul.s", "histogram.s", "bfs.s", "reduce.s"}) {
-            CAPTURE(name);
-            func::isa_kernel k(test::bundled_kernel(name));
-            func::global_memory m1;
-            func::load_data(k, m1);
-            const auto a = run_kernel<gpu::fermi_gtx480>(k, gpu::fermi_gtx480::params(), m1);
-            func::global_memory m2;
-            func::load_data(k, m2);
-            const auto b = run_kernel<gpu::fermi_gtx480>(k, v, m2);
-            CHECK(m1 == m2);
-            CHECK(a.total.warp_instructions == b.total.warp_instructions);
-            CHECK(b.memory.sms.size() == v.sms);
-            check_conservation(b.memory);
-        }
+        check_same_as_gtx480(v);
         // A stream of whole lines: each line is four sector misses in the L1 (one of the
         // line, three of its other sectors) and in the L2, and four 32-byte DRAM reads.
         func::isa_kernel k(isa::assemble(stream_kernel(v.sms, 32, 1), "stream.s"));
