@@ -213,6 +213,38 @@ TEST_CASE("gpgpusim config: what has no equivalent is warned, never dropped") {
           std::vector<std::string>{"g.config:1:23: warning: -gpgpu_sub_core_model: the sub-core "
                                    "model without -gpgpu_num_sched_per_core: sm.units.sub_cores "
                                    "stays the preset's"});
+    // PTX and trace-mode opcode timing onto sm.units.timing (the QV100 configurations'
+    // figures); MAX and SHFL have no class, the tensor unit none at all.
+    {
+        const auto v = translate_gpgpusim_config(
+            "-ptx_opcode_latency_int 4,13,4,5,145,21\n-ptx_opcode_initiation_int 2,2,2,2,8,4\n"
+            "-ptx_opcode_latency_dp 8,19,8,8,330\n-ptx_opcode_latency_sfu 100\n"
+            "-trace_opcode_latency_initiation_sp 4,2\n",
+            "g.config");
+        CHECK(v.warnings.empty());
+        const auto s = v.settings();
+        for (const char* setting :
+             {"sm.units.timing.int_add.latency=4", "sm.units.timing.int_mul.latency=4",
+              "sm.units.timing.int_mad.latency=5", "sm.units.timing.int_div.latency=145",
+              "sm.units.timing.int_div.initiation_interval=8",
+              "sm.units.timing.int_add.initiation_interval=2",
+              "sm.units.timing.dp_fma.latency=8", "sm.units.timing.dp_div.latency=330",
+              "sm.units.timing.sfu.latency=100", "sm.units.timing.fp_mad.latency=4",
+              "sm.units.timing.fp_add.initiation_interval=2"}) {
+            CAPTURE(setting);
+            CHECK(has(s, setting));
+        }
+        CHECK(s.size() == 4 + 4 + 4 + 1 + 6); // ADD, MUL, MAD, DIV of three lists; SFU; sp x 2
+        auto g = warpkit::gpu::fermi_gtx480::params();
+        CHECK_NOTHROW(warpkit::apply_overrides(g, s));
+        CHECK(g.sm.units.timing.int_div.latency == 145);
+        CHECK(g.sm.units.timing.fp_mul.initiation_interval == 2);
+    }
+    CHECK(warnings_of("-ptx_opcode_latency_tesnor 64\n") ==
+          std::vector<std::string>{"g.config:1:1: warning: -ptx_opcode_latency_tesnor: warpkit "
+                                   "times the INT, FP, FP64 and SFU classes only (no tensor "
+                                   "unit); ignored"});
+    CHECK(warnings_of("-trace_opcode_latency_initiation_tensor 2,2\n").size() == 1);
     // HBM's dual command bus and the L1's banks (Volta's 4: four sectors a cycle).
     {
         const auto v = translate_gpgpusim_config(
@@ -272,6 +304,11 @@ TEST_CASE("gpgpusim config: malformed values are parse errors with file, line an
          "g.config:1:14: -gpgpu_n_mem: expected a whole number for the value, got 'six'"},
         {"-gpgpu_n_mem 99999999999\n",
          "g.config:1:14: -gpgpu_n_mem: the value '99999999999' is too large"},
+        {"-ptx_opcode_latency_fp 4,4\n",
+         "g.config:1:24: -ptx_opcode_latency_fp: expected ADD,MAX,MUL,MAD,DIV, got '4,4'"},
+        {"-trace_opcode_latency_initiation_int 4,x\n",
+         "g.config:1:40: -trace_opcode_latency_initiation_int: expected a whole number for the "
+         "initiation interval, got 'x'"},
         {"-gpgpu_cache:dl1 N:32:128:4,L:L:m:N:H,A:64:8\n",
          "g.config:1:18: -gpgpu_cache:dl1: expected [N|S:]<sets>:<line>:<ways>,<policies>,"
          "<MSHR>,<miss queue>[,<port>], got 'N:32:128:4,L:L:m:N:H,A:64:8'"},

@@ -132,7 +132,7 @@ struct gpgpusim_unmapped {
     std::string_view reason;
 };
 
-inline constexpr std::array<gpgpusim_unmapped, 9> gpgpusim_unmapped_options{{
+inline constexpr std::array<gpgpusim_unmapped, 10> gpgpusim_unmapped_options{{
     {"gpgpu_cache:il1", "warpkit has no instruction cache (fetch takes sm.fetch_latency)"},
     {"inter_config_file", "the network's topology file is not read (-network_mode picks the "
                           "crossbar)"},
@@ -144,7 +144,9 @@ inline constexpr std::array<gpgpusim_unmapped, 9> gpgpusim_unmapped_options{{
     {"gpgpu_pipeline_widths", "warpkit's SM has no operand-collector stage registers"},
     {"gpgpu_operand_collector*", "warpkit's SM has no operand collector"},
     {"gpgpu_num_sfu_units", "warpkit sizes the SFU in lanes (sm.units.sfu_lanes)"},
-    {"ptx_opcode_*", "warpkit's latencies are sm.units.timing, by unit class"},
+    {"ptx_opcode_*", "warpkit times the INT, FP, FP64 and SFU classes only (no tensor unit)"},
+    {"trace_opcode_*", "warpkit times the INT, FP, FP64 and SFU classes only (no tensor or "
+                       "specialised units)"},
     {"gpgpu_gmem_skip_L1D", "warpkit's global accesses always pass the L1"},
 }};
 
@@ -241,6 +243,10 @@ private:
         if (n == "gpgpu_clock_domains") return map_clocks();
         if (n == "gpgpu_dram_scheduler") return map_dram_scheduler();
         if (n == "network_mode") return map_network();
+        if (n.starts_with("ptx_opcode_latency_") || n.starts_with("ptx_opcode_initiation_"))
+            if (map_ptx_opcode()) return;
+        if (n.starts_with("trace_opcode_latency_initiation_"))
+            if (map_trace_opcode()) return;
         warn(option_->line, option_->column,
              "-" + n + ": " + gpgpusim_unmapped_reason(n) + "; ignored");
     }
@@ -540,6 +546,72 @@ private:
             "memory.clocks.dram_mhz"};
         for (std::size_t i = 0; i < keys.size(); ++i)
             set(keys[i], megahertz(f[i]));
+    }
+    // GPGPU-Sim's PTX timing, -ptx_opcode_latency_<unit> and -ptx_opcode_initiation_<unit>:
+    // ADD,MAX,MUL,MAD,DIV[,SHFL] for int, ADD,MAX,MUL,MAD,DIV for fp and dp, one value for
+    // sfu, onto warpkit's op classes (MAX and SHFL have none of their own). False for a unit
+    // warpkit has no class for (the tensor unit).
+    bool map_ptx_opcode() {
+        const std::string_view n = option_->name;
+        const bool latency = n.starts_with("ptx_opcode_latency_");
+        const std::string_view unit = n.substr(latency ? 19 : 22);
+        const std::string field = latency ? ".latency" : ".initiation_interval";
+        const auto f = gpgpusim_split(whole_field(), ',');
+        if (unit == "sfu") {
+            if (f.size() != 1)
+                fail(0, "expected one number for the SFU, got " + gpgpusim_quoted(option_->value));
+            set("sm.units.timing.sfu" + field, whole(f[0], "the SFU's value"));
+            return true;
+        }
+        std::array<const char*, 5> classes{}; // ADD, MAX, MUL, MAD, DIV
+        if (unit == "int")
+            classes = {"int_add", nullptr, "int_mul", "int_mad", "int_div"};
+        else if (unit == "fp")
+            classes = {"fp_add", nullptr, "fp_mul", "fp_mad", "fp_div"};
+        else if (unit == "dp")
+            classes = {"dp_add", nullptr, "dp_mul", "dp_fma", "dp_div"};
+        else
+            return false;
+        if (f.size() != 5 && !(unit == "int" && f.size() == 6))
+            fail(0, std::string("expected ADD,MAX,MUL,MAD,DIV") + (unit == "int" ? "[,SHFL]" : "") +
+                        ", got " + gpgpusim_quoted(option_->value));
+        static constexpr std::array<std::string_view, 5> names{"ADD", "MAX", "MUL", "MAD", "DIV"};
+        for (std::size_t i = 0; i < classes.size(); ++i) {
+            const std::uint64_t v = whole(f[i], names[i]);
+            if (classes[i] != nullptr)
+                set("sm.units.timing." + std::string(classes[i]) + field, v);
+        }
+        row_.note = "MAX and SHFL have no op class of their own: not mapped";
+        return true;
+    }
+    // Accel-Sim's trace-mode timing, -trace_opcode_latency_initiation_<unit> L,I: every INT,
+    // FP32 (sp), FP64 (dp) or SFU opcode of the traces. False for the other units.
+    bool map_trace_opcode() {
+        constexpr std::string_view prefix = "trace_opcode_latency_initiation_";
+        const std::string_view unit = std::string_view(option_->name).substr(prefix.size());
+        std::array<const char*, 3> classes{};
+        if (unit == "int")
+            classes = {"int_add", "int_mul", "int_mad"};
+        else if (unit == "sp")
+            classes = {"fp_add", "fp_mul", "fp_mad"};
+        else if (unit == "dp")
+            classes = {"dp_add", "dp_mul", "dp_fma"};
+        else if (unit == "sfu")
+            classes = {"sfu", nullptr, nullptr};
+        else
+            return false;
+        const auto f = gpgpusim_split(whole_field(), ',');
+        if (f.size() != 2)
+            fail(0, "expected <latency>,<initiation interval>, got " +
+                        gpgpusim_quoted(option_->value));
+        const std::uint64_t lat = whole(f[0], "the latency");
+        const std::uint64_t ii = whole(f[1], "the initiation interval");
+        for (const char* c : classes) {
+            if (c == nullptr) continue;
+            set("sm.units.timing." + std::string(c) + ".latency", lat);
+            set("sm.units.timing." + std::string(c) + ".initiation_interval", ii);
+        }
+        return true;
     }
     void map_dram_scheduler() {
         const std::uint64_t v = whole_value("the DRAM scheduler");
