@@ -45,14 +45,16 @@ namespace example {
 namespace wp = warpkit::power;
 
 /// Rates that stand in for counters a run does not keep. Defaults: Fermi-like operand
-/// counts per unit class (int, fp, sfu, ldst, branch, ctrl; FP includes FMA's third
-/// source); for the ideal memory only: Rodinia-typical L1 / L2 hit rates on the GTX480, a
-/// 128-byte line in 32-byte flits and 64-byte GDDR5 bursts (64-bit channel, burst of 8).
+/// counts per unit class (int, fp, sfu, ldst, branch, ctrl, dp, tensor; FP and DP include
+/// FMA's third source; a tensor instruction, wmma.mma m16n16k16 with FP32 accumulators, reads
+/// 8 registers of each of A, B and C per thread and writes 8 of D); for the ideal memory only:
+/// Rodinia-typical L1 / L2 hit rates on the GTX480, a 128-byte line in 32-byte flits and 64-byte
+/// GDDR5 bursts (64-bit channel, burst of 8).
 struct mapping_params {
-    std::array<double, warpkit::isa::unit_class_count> reads_per_inst = {2.0, 2.5, 1.0,
-                                                                         1.5, 1.0, 0.0};
-    std::array<double, warpkit::isa::unit_class_count> writes_per_inst = {1.0, 1.0, 1.0,
-                                                                          0.7, 0.0, 0.0};
+    std::array<double, warpkit::isa::unit_class_count> reads_per_inst = {2.0, 2.5, 1.0, 1.5,
+                                                                         1.0, 0.0, 2.5, 24.0};
+    std::array<double, warpkit::isa::unit_class_count> writes_per_inst = {1.0, 1.0, 1.0, 0.7,
+                                                                          0.0, 0.0, 1.0, 8.0};
     double l1_hit_rate = 0.3;     ///< of global loads
     double l2_hit_rate = 0.5;     ///< of L2 accesses
     double store_fraction = 0.25; ///< of global transactions (stores bypass L1)
@@ -165,8 +167,15 @@ inline wp::sm_activity map_sm(const warpkit::gpu::sm_counters& sm, const mapping
         a.const_accesses = cc.read_hits + cc.read_misses + cc.read_hits_reserved;
     }
     a.prt_accesses = st.global_accesses;
+    // GPUWattch models no FP64 or tensor datapath of its own: their instructions count as the
+    // FP unit's (an SM without such units runs them on its FP pipelines anyway).
+    const auto fp_like = [&](const auto& by_unit) {
+        return by_unit[warpkit::isa::index(unit_class::fp)] +
+               by_unit[warpkit::isa::index(unit_class::dp)] +
+               by_unit[warpkit::isa::index(unit_class::tensor)];
+    };
     a.int_ops = st.issued_by_unit[warpkit::isa::index(unit_class::int_alu)];
-    a.fp_ops = st.issued_by_unit[warpkit::isa::index(unit_class::fp)];
+    a.fp_ops = fp_like(st.issued_by_unit);
     a.sfu_ops = st.issued_by_unit[warpkit::isa::index(unit_class::sfu)];
     std::array<std::uint64_t, warpkit::isa::unit_class_count> lanes{};
     std::array<std::uint64_t, warpkit::isa::unit_class_count> off{};
@@ -182,7 +191,7 @@ inline wp::sm_activity map_sm(const warpkit::gpu::sm_counters& sm, const mapping
         cluster_threads += c.stats.thread_ops;
     }
     a.int_lanes = lanes[warpkit::isa::index(unit_class::int_alu)];
-    a.fp_lanes = lanes[warpkit::isa::index(unit_class::fp)];
+    a.fp_lanes = fp_like(lanes);
     a.sfu_lanes = lanes[warpkit::isa::index(unit_class::sfu)];
     // Branch and control instructions run on no cluster: their threads are the rest.
     const std::uint64_t other_threads =
@@ -193,7 +202,9 @@ inline wp::sm_activity map_sm(const warpkit::gpu::sm_counters& sm, const mapping
     double operand_lanes = 0;
     for (std::size_t k = 0; k < warpkit::isa::unit_class_count; ++k) {
         double threads = static_cast<double>(lanes[k]);
-        if (k >= 4 && branch + ctrl > 0)
+        const bool no_cluster = k == warpkit::isa::index(unit_class::branch) ||
+                                k == warpkit::isa::index(unit_class::ctrl);
+        if (no_cluster && branch + ctrl > 0)
             threads = static_cast<double>(other_threads) *
                       static_cast<double>(st.issued_by_unit[k]) /
                       static_cast<double>(branch + ctrl);

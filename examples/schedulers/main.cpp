@@ -75,7 +75,8 @@ std::array<double, classes> parse_mix(const std::string& text) {
         const std::string name = item.substr(0, eq);
         const auto& names = warpkit::enum_names<unit_class>::names;
         const auto it = std::find(names.begin(), names.end(), name);
-        if (it == names.end())
+        // The modelled SM (the GTX480's) has no DP or tensor units.
+        if (it == names.end() || name == "dp" || name == "tensor")
             throw warpkit::config_error("mix", "'" + name + "'",
                                         "one of: int, fp, sfu, ldst, branch, ctrl");
         double v = 0;

@@ -142,6 +142,72 @@ TEST_CASE("sub-cores: each owns its share of the SPs, an SFU and an LD/ST cluste
                          warpkit::config_error);
 }
 
+TEST_CASE("DP and tensor units: a cluster of each per sub-core, or the FP clusters run them") {
+    exec::units_params p;
+    p.sp_count = 4;
+    p.sub_cores = 4;
+    p.dp_lanes = 8;
+    p.tensor_lanes = 32;
+    p.timing.dp_fma = {8, 4};
+    p.timing.tensor = {64, 64};
+    exec::execution_units<int> u(p);
+    // 4 INT, 4 FP, 4 SFU, 4 LD/ST, then 4 DP and 4 tensor clusters.
+    REQUIRE(u.size() == 24);
+    CHECK(u.dp_cluster(0) == 16);
+    CHECK(u.tensor_cluster(3) == 23);
+    CHECK(u.name(u.dp_cluster(1)) == "dp1");
+    CHECK(u.name(u.tensor_cluster(2)) == "tensor2");
+    CHECK(u.name(u.ldst_cluster(3)) == "ldst3");
+    CHECK(u[u.dp_cluster(2)].kind() == unit_class::dp);
+    CHECK(u[u.dp_cluster(2)].lanes() == 8);
+    CHECK(u[u.tensor_cluster(0)].kind() == unit_class::tensor);
+    CHECK(u.clusters_of(unit_class::dp, 2) == std::pair<std::size_t, std::size_t>{18, 1});
+    CHECK(u.clusters_of(unit_class::tensor) == std::pair<std::size_t, std::size_t>{20, 4});
+    CHECK(u.runs_on(unit_class::dp) == unit_class::dp);
+    CHECK(u.runs_on(unit_class::tensor) == unit_class::tensor);
+    // Sub-core 1's tensor unit takes a matrix instruction; the next waits its 64-cycle
+    // interval while the sub-core's FP cluster stays free for FP32 and its DP cluster for FP64.
+    CHECK(u.issue(op_class::tensor, 1, warp_mask::full(), 1, 1) == std::optional<std::size_t>{21});
+    CHECK_FALSE(u.find_free(op_class::tensor, 1).has_value());
+    CHECK(u.find_free(op_class::fp_mad, 1) == std::optional<std::size_t>{5});
+    CHECK(u.find_free(op_class::dp_fma, 1) == std::optional<std::size_t>{17});
+    CHECK_FALSE(u[u.fp_cluster(1)].accepts(op_class::dp_fma));
+    CHECK_FALSE(u[u.fp_cluster(1)].accepts(op_class::tensor));
+    // The matrix result is ready 64 cycles after issue.
+    for (int c = 0; c < 63; ++c) {
+        u.tick();
+        CHECK_FALSE(u[21].ready());
+    }
+    u.tick();
+    CHECK(u[21].ready());
+
+    // Without DP and tensor units (the GTX480), both run on the FP clusters with their own
+    // timing: the FP pipeline holds a 330-cycle FP64 divide.
+    exec::units_params f;
+    exec::execution_units<int> g(f);
+    REQUIRE(g.size() == 6);
+    CHECK(g.runs_on(unit_class::dp) == unit_class::fp);
+    CHECK(g.runs_on(unit_class::tensor) == unit_class::fp);
+    CHECK(g.clusters_of(unit_class::dp) == g.clusters_of(unit_class::fp));
+    CHECK(g.clusters_of(unit_class::tensor) == g.clusters_of(unit_class::fp));
+    CHECK(g[g.fp_cluster(0)].accepts(op_class::dp_div));
+    CHECK(g[g.fp_cluster(0)].accepts(op_class::tensor));
+    CHECK_FALSE(g[g.int_cluster(0)].accepts(op_class::dp_add));
+    CHECK(g.issue(op_class::dp_div, 7, warp_mask::full()) == std::optional<std::size_t>{2});
+    CHECK(g.issue(op_class::tensor, 8, warp_mask::full()) == std::optional<std::size_t>{3});
+    std::size_t cycles = 0;
+    while (!g[2].ready()) {
+        g.tick();
+        ++cycles;
+    }
+    CHECK(cycles == f.timing.dp_div.latency);
+    CHECK(g[3].ready()); // the tensor instruction (dp_fma's 8 cycles on the GTX480) left first
+    CHECK(g[3].front() == 8);
+    p.dp_lanes = 3;
+    CHECK_THROWS_WITH_AS(exec::execution_units<int>{p}, doctest::Contains("'dp_lanes' = 3"),
+                         warpkit::config_error);
+}
+
 TEST_CASE("execution unit params validate and reflect") {
     exec::units_params p;
     warpkit::apply_override(p, "sp_lanes=12");

@@ -211,7 +211,20 @@ TEST_CASE("contracts and parameter validation") {
     const auto j = warpkit::params_to_json(exec::timing_params{});
     CHECK(j["int_mul"]["initiation_interval"] == 2);
     CHECK(j["fp_mad"]["latency"] == 5);
-    CHECK(exec::timing_params{}.max_latency(unit_class::fp) == 330);      // double divide
+    CHECK(exec::timing_params{}.max_latency(unit_class::fp) == 39);  // single divide
+    CHECK(exec::timing_params{}.max_latency(unit_class::dp) == 330); // double divide
+    CHECK(exec::timing_params{}.max_latency(unit_class::tensor) == 8);
+    // An FP pipeline that also runs FP64 (an SM without DP units) holds a double divide.
+    exec::functional_unit<int> fp_dp(unit_class::fp, exec::timing_params{},
+                                     1U << warpkit::isa::index(unit_class::dp));
+    CHECK(fp_dp.accepts(op_class::dp_div));
+    CHECK_FALSE(fp_dp.accepts(op_class::tensor));
+    fp_dp.issue(op_class::dp_div, 1);
+    for (int c = 0; c < 329; ++c)
+        fp_dp.tick();
+    CHECK_FALSE(fp_dp.ready());
+    fp_dp.tick();
+    CHECK(fp_dp.ready());
     CHECK(exec::timing_params{}.max_latency(unit_class::int_alu) == 145); // integer divide
     CHECK(j["dp_fma"]["initiation_interval"] == 8);
     CHECK(exec::timing_params{}.max_latency(unit_class::branch) == 0);

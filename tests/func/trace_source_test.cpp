@@ -190,7 +190,13 @@ TEST_CASE("sass opcode tables: families, kinds and modifiers") {
     CHECK(static_inst_of(opcode_kind::conversion, "I2F", false).latency ==
           isa::latency_class::fp_add);
     const auto tensor = static_inst_of(opcode_kind::tensor, "HMMA", false);
-    CHECK((tensor.unit == isa::unit_class::fp && tensor.latency == isa::latency_class::dp_fma));
+    CHECK((tensor.unit == isa::unit_class::tensor && tensor.latency == isa::latency_class::tensor));
+    const auto dfma = static_inst_of(opcode_kind::dp_fma, "DFMA", false);
+    CHECK((dfma.unit == isa::unit_class::dp && dfma.latency == isa::latency_class::dp_fma));
+    CHECK(static_inst_of(opcode_kind::conversion, "F2F.F64.F32", false).unit ==
+          isa::unit_class::dp);
+    CHECK(static_inst_of(opcode_kind::conversion, "F2F.F32.F16", false).unit ==
+          isa::unit_class::fp);
     const auto ldg = static_inst_of(opcode_kind::load_global, "LDG", true);
     CHECK((ldg.unit == isa::unit_class::ldst && ldg.mop == isa::mem_op::load &&
            ldg.space == isa::mem_space::global && ldg.latency == isa::latency_class::global_mem));
@@ -313,7 +319,8 @@ TEST_CASE("trace_source: Kepler, Pascal, Turing and Ampere opcodes, generic spac
     struct family_case {
         std::uint32_t version;
         std::string body;
-        std::array<std::uint64_t, isa::unit_class_count> units; // int fp sfu ldst branch ctrl
+        // int fp sfu ldst branch ctrl (dp and tensor: 0, the GTX480 runs them as FP)
+        std::array<std::uint64_t, isa::unit_class_count> units;
     };
     const std::vector<family_case> cases{
         {35,

@@ -585,10 +585,10 @@ TEST_CASE("volta_qv100, turing_rtx2060, ampere_rtx3070: their configurations' fi
         std::uint32_t nodes;
     };
     // V100: 6 MB of L2, 870 GB/s of HBM2; RTX 2060: 3 MB, 336 GB/s of GDDR6; RTX 3070: 4 MB,
-    // 448 GB/s.
+    // 448 GB/s. The L1 figure is the whole L1 / shared array (128, 96 and 128 KB).
     for (const auto& f :
-         {figures{gpu::volta_qv100::params(), 64, 6u << 20, 32u << 10, 32 * 32 * 850, 144},
-          figures{gpu::turing_rtx2060::params(), 24, 3u << 20, 32u << 10, 12 * 32 / 4 * 3500, 54},
+         {figures{gpu::volta_qv100::params(), 64, 6u << 20, 128u << 10, 32 * 32 * 850, 144},
+          figures{gpu::turing_rtx2060::params(), 24, 3u << 20, 96u << 10, 12 * 32 / 4 * 3500, 54},
           figures{gpu::ampere_rtx3070::params(), 32, 4u << 20, 128u << 10, 16 * 32 / 4 * 3500,
                   78}}) {
         const auto& v = f.p;
@@ -621,6 +621,75 @@ TEST_CASE("volta_qv100, turing_rtx2060, ampere_rtx3070: their configurations' fi
         CHECK(sector_misses == 3 * lines);
         check_conservation(rs.memory);
     }
+}
+
+TEST_CASE("a unified L1 / shared array splits per kernel: shared memory for the blocks an SM "
+          "holds, the L1 data cache the rest") {
+    // Volta's 128 KB array (16 sets x 64 ways of 128 bytes), shared 0, 8, 16, 32, 64 or 96 KB.
+    const auto v = gpu::qv100_memory().l1;
+    const auto split = [](const gpu::l1_params& l1, std::uint64_t need) {
+        const auto s = gpu::unified_split_for(l1, need);
+        return std::tuple{s.shared_bytes, s.l1_ways, s.l1_bytes};
+    };
+    CHECK(split(v, 0) == std::tuple{0u, 64u, std::uint64_t{128} << 10});
+    CHECK(split(v, 8192) == std::tuple{8192u, 60u, std::uint64_t{120} << 10});
+    CHECK(split(v, 8193) == std::tuple{16384u, 56u, std::uint64_t{112} << 10});
+    CHECK(split(v, 96 << 10) == std::tuple{98304u, 16u, std::uint64_t{32} << 10});
+    CHECK(split(v, 1 << 20) == std::tuple{98304u, 16u, std::uint64_t{32} << 10}); // the most
+    // Turing's 96 KB array (16 sets x 48 ways), shared 32 or 64 KB: never less than 32 KB.
+    const auto t = gpu::rtx2060_memory().l1;
+    CHECK(split(t, 0) == std::tuple{32768u, 32u, std::uint64_t{64} << 10});
+    CHECK(split(t, 40000) == std::tuple{65536u, 16u, std::uint64_t{32} << 10});
+    // GA10x's 128 KB with 100 KB shared: 28 KB of L1 (14 of 64 ways).
+    CHECK(split(gpu::rtx3070_memory().l1, 70000) ==
+          std::tuple{102400u, 14u, std::uint64_t{28} << 10});
+
+    // Launches on one Volta SM of blocks of one warp (one register per thread: only the 32
+    // block slots and shared memory limit them). S bytes per block: 32 blocks need 32 x S
+    // (8 KB at 256, 32 KB at 1 KB, 96 KB at 3 KB); at 4 KB only 24 blocks fit the 96 KB.
+    auto p = gpu::volta_qv100::params();
+    p.sms = 1;
+    struct launch_case {
+        std::uint32_t shared;
+        std::uint32_t carveout;
+        std::uint64_t l1_kb;
+    };
+    for (const auto& c :
+         {launch_case{0, 0, 128}, launch_case{256, 8192, 120}, launch_case{1024, 32768, 96},
+          launch_case{3072, 98304, 32}, launch_case{4096, 98304, 32}}) {
+        CAPTURE(c.shared);
+        const std::string text =
+            ".kernel k\n.grid 48\n.block 32\n" +
+            (c.shared > 0 ? ".shared " + std::to_string(c.shared) + "\n" : std::string{}) +
+            "    EXIT\n";
+        func::isa_kernel k(isa::assemble(text, "k.s"));
+        func::global_memory mem;
+        const auto rs = run_kernel<gpu::fermi_gtx480>(k, p, mem);
+        CHECK(rs.l1_split.shared_bytes == c.carveout);
+        CHECK(rs.l1_split.l1_bytes == c.l1_kb << 10);
+        CHECK(rs.total.blocks_completed == 48);
+    }
+    // The GTX480 keeps its fixed 16 KB L1 and 48 KB of shared memory: no split.
+    func::isa_kernel k(isa::assemble(".kernel k\n.grid 1\n.block 32\n    EXIT\n", "k.s"));
+    func::global_memory mem;
+    const auto fermi = run_kernel<gpu::fermi_gtx480>(k, gpu::fermi_gtx480::params(), mem);
+    CHECK(fermi.l1_split.l1_bytes == 0);
+
+    // Bad splits name the field.
+    const auto bad = [](const char* set, const char* field) {
+        auto q = gpu::volta_qv100::params();
+        CAPTURE(set);
+        apply_override(q, set);
+        CHECK_THROWS_WITH_AS(validate(q), doctest::Contains(field), config_error);
+    };
+    bad("memory.l1.shared_options_kb=32,16", "'memory.l1.shared_options_kb' = 32,16");
+    bad("memory.l1.shared_options_kb=0,128", "below unified_bytes (128 KB)");
+    bad("memory.l1.shared_options_kb=8,x", "sizes in KB");
+    bad("memory.l1.shared_options_kb=", "at least one shared-memory capacity");
+    bad("memory.l1.unified_bytes=65536", "'memory.l1.unified_bytes' = 65536");
+    auto f = gpu::fermi_gtx480::params();
+    apply_override(f, "memory.l1.shared_options_kb=16,48");
+    CHECK_THROWS_WITH_AS(validate(f), doctest::Contains("without a unified array"), config_error);
 }
 
 TEST_CASE_TEMPLATE("a stream larger than the L1 misses once per line per SM; a second pass over "

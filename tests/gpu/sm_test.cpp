@@ -169,6 +169,38 @@ TEST_CASE("sub-cores: a warp issues to its own sub-core's SPs, SFU and LD/ST clu
                          config_error);
 }
 
+TEST_CASE("DP and tensor units: FP64 and matrix instructions leave the FP pipeline free") {
+    using U = isa::unit_class;
+    using L = isa::latency_class;
+    const auto fma = [](isa::reg_id d) { return test::op(U::fp, L::fp_mad, d, {}); };
+    // One SP: an FP64 FMA (interval 8 on the GTX480's timing) then two independent FP32 FMAs
+    // (interval 1). Without a DP unit the FP64 FMA holds the FP pipeline: the FP32 FMAs wait
+    // for its interval (2, 10, 11); with one they follow at once (2, 3, 4). The same for a
+    // matrix instruction (its default timing is the FP64 FMA's) with and without a tensor unit.
+    gpu::sm_params p;
+    p.units.sp_count = 1;
+    p.ibuffer_depth = 4;
+    for (const auto& [unit, latency] : {std::pair{U::dp, L::dp_fma}, {U::tensor, L::tensor}}) {
+        CAPTURE(isa::short_name(unit));
+        const std::vector<std::vector<isa::static_inst>> code{
+            {test::op(unit, latency, 1, {}), fma(2), fma(3), exit_inst()}};
+        const auto shared = run_full(code, p);
+        CHECK(shared.source.issued_at(0) == std::vector<std::uint64_t>{2, 10, 11, 12});
+        CHECK(shared.stats.issued_by_unit[isa::index(U::fp)] == 3);
+        CHECK(shared.stats.issued_by_unit[isa::index(unit)] == 0);
+        auto own = p;
+        (unit == U::dp ? own.units.dp_lanes : own.units.tensor_lanes) = 16;
+        const auto separate = run_full(code, own);
+        CHECK(separate.source.issued_at(0) == std::vector<std::uint64_t>{2, 3, 4, 5});
+        CHECK(separate.stats.issued_by_unit[isa::index(U::fp)] == 2);
+        CHECK(separate.stats.issued_by_unit[isa::index(unit)] == 1);
+        // A dependent FP32 FMA waits the unit's latency (8: issued 2, written back at 10).
+        const std::vector<std::vector<isa::static_inst>> chain{
+            {test::op(unit, latency, 1, {}), test::op(U::fp, L::fp_mad, 2, {1}), exit_inst()}};
+        CHECK(run_full(chain, own).source.issued_at(0) == std::vector<std::uint64_t>{2, 10, 11});
+    }
+}
+
 TEST_CASE("shared-memory bank conflicts: held LD/ST unit (Fermi) or replay through the warp "
           "(paper 004)") {
     isa::static_inst ld = alu(1, {});

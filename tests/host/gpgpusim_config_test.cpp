@@ -214,7 +214,7 @@ TEST_CASE("gpgpusim config: what has no equivalent is warned, never dropped") {
                                    "model without -gpgpu_num_sched_per_core: sm.units.sub_cores "
                                    "stays the preset's"});
     // PTX and trace-mode opcode timing onto sm.units.timing (the QV100 configurations'
-    // figures); MAX and SHFL have no class, the tensor unit none at all.
+    // figures); MAX and SHFL have no class.
     {
         const auto v = translate_gpgpusim_config(
             "-ptx_opcode_latency_int 4,13,4,5,145,21\n-ptx_opcode_initiation_int 2,2,2,2,8,4\n"
@@ -240,11 +240,40 @@ TEST_CASE("gpgpusim config: what has no equivalent is warned, never dropped") {
         CHECK(g.sm.units.timing.int_div.latency == 145);
         CHECK(g.sm.units.timing.fp_mul.initiation_interval == 2);
     }
-    CHECK(warnings_of("-ptx_opcode_latency_tesnor 64\n") ==
-          std::vector<std::string>{"g.config:1:1: warning: -ptx_opcode_latency_tesnor: warpkit "
-                                   "times the INT, FP, FP64 and SFU classes only (no tensor "
-                                   "unit); ignored"});
-    CHECK(warnings_of("-trace_opcode_latency_initiation_tensor 2,2\n").size() == 1);
+    // DP and tensor units (the QV100 configuration's four of each: one per sub-core) and
+    // their timing; the tensor latency option keeps GPGPU-Sim's spelling.
+    {
+        const auto v = translate_gpgpusim_config(
+            "-gpgpu_num_dp_units 4\n-gpgpu_tensor_core_avail 1\n"
+            "-gpgpu_num_tensor_core_units 4\n-ptx_opcode_latency_tesnor 64\n"
+            "-ptx_opcode_initiation_tensor 32\n-trace_opcode_latency_initiation_dp 8,4\n",
+            "g.config");
+        CHECK(v.warnings.empty());
+        const auto s = v.settings();
+        for (const char* setting :
+             {"sm.units.dp_lanes=16", "sm.units.tensor_lanes=32",
+              "sm.units.timing.tensor.latency=64", "sm.units.timing.tensor.initiation_interval=32",
+              "sm.units.timing.dp_fma.latency=8", "sm.units.timing.dp_add.initiation_interval=4"}) {
+            CAPTURE(setting);
+            CHECK(has(s, setting));
+        }
+        auto g = warpkit::gpu::fermi_gtx480::params();
+        CHECK_NOTHROW(warpkit::apply_overrides(g, s));
+        CHECK(g.sm.units.tensor_lanes == 32);
+        CHECK(g.sm.units.timing.tensor.initiation_interval == 32);
+    }
+    // Without units (or with -gpgpu_tensor_core_avail 0) the FP clusters run their opcodes.
+    CHECK(translate_gpgpusim_config("-gpgpu_num_dp_units 0\n", "g.config").settings() ==
+          std::vector<std::string>{"sm.units.dp_lanes=0"});
+    CHECK(translate_gpgpusim_config("-gpgpu_tensor_core_avail 0\n-gpgpu_num_tensor_core_units 4\n",
+                                    "g.config")
+              .settings() ==
+          std::vector<std::string>{"sm.units.tensor_lanes=0", "sm.units.tensor_lanes=0"});
+    CHECK(translate_gpgpusim_config("-trace_opcode_latency_initiation_tensor 2,2\n", "g.config")
+              .settings() ==
+          std::vector<std::string>{"sm.units.timing.tensor.latency=2",
+                                   "sm.units.timing.tensor.initiation_interval=2"});
+    CHECK(warnings_of("-trace_opcode_latency_initiation_spec_op_3 2,2\n").size() == 1);
     // HBM's dual command bus and the L1's banks (Volta's 4: four sectors a cycle).
     {
         const auto v = translate_gpgpusim_config(

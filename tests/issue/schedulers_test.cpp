@@ -225,7 +225,7 @@ TEST_CASE("GATES counts active subsets and switches priority when the highest em
     warpkit::issue::gates_priority<> g;
     CHECK(g.high_priority() == I);
     CHECK(g.priority_order()[0] == I);
-    CHECK(g.priority_order()[5] == F);
+    CHECK(g.priority_order()[7] == F);
     auto v = ready_warps(6);
     v[0].unit = F;
     v[1].unit = F;

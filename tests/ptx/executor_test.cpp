@@ -869,8 +869,8 @@ $L_end:
         {U::int_alu, L::int_div}, {U::int_alu, L::int_mad},
         {U::int_alu, L::int_mul}, {U::fp, L::fp_add},
         {U::fp, L::fp_div},       {U::sfu, L::sfu},
-        {U::fp, L::fp_mad},       {U::fp, L::dp_add},
-        {U::fp, L::dp_fma},       {U::fp, L::dp_div},
+        {U::fp, L::fp_mad},       {U::dp, L::dp_add},
+        {U::dp, L::dp_fma},       {U::dp, L::dp_div},
         {U::ldst, L::global_mem}, {U::ldst, L::global_mem},
         {U::int_alu, L::int_alu}, {U::branch, L::branch},
         {U::ctrl, L::none},       {U::ctrl, L::none}};

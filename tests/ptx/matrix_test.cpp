@@ -18,12 +18,14 @@
 
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace warpkit;
@@ -517,6 +519,47 @@ TEST_CASE("wmma: the kernel nvcc compiles from nvcuda::wmma runs and matches the
                                             r.functional.begin() + (t + 1) * 1024);
         CHECK(load_matrix(raw, 16, 16, "f32", "row", 16).v == multiply(a[t], b[t], c[t]).v);
     }
+}
+
+TEST_CASE("wmma: volta_qv100's tensor units run wmma.mma; the GTX480 runs it on its FP pipes") {
+    // The nvcc kernel of the test above: 5 tiles, one wmma.mma each (K = 16 is one step).
+    const ptx::module m = ptx::read_ptx(source_path("tests/ptx/data/wmma_gemm.ptx"));
+    const ptx::kernel k(m, "wmma_gemm");
+    std::mt19937 rng(7);
+    constexpr unsigned tiles = 5;
+    ptx_test::device dev;
+    ptx::param_pack pack(k);
+    for (const auto& [rows, layout, type] :
+         {std::tuple{16U, "row", "f16"}, {16U, "col", "f16"}, {16U, "row", "f32"}}) {
+        std::vector<std::uint8_t> raw;
+        for (unsigned t = 0; t < tiles; ++t) {
+            const auto bytes = store_matrix(random_matrix(rows, 16, rng, true), type, layout, 16);
+            raw.insert(raw.end(), bytes.begin(), bytes.end());
+        }
+        pack.add(dev.put(raw));
+    }
+    const std::uint64_t out = dev.put(std::vector<std::uint8_t>(tiles * 1024, 0));
+    pack.add(out);
+    pack.add(std::uint32_t{tiles});
+    const ptx::launch l(k, {3, 1, 1}, {64, 1, 1}, pack.bytes());
+    func::global_memory want = dev.mem;
+    (void)func::run_functional(l, want);
+    std::array<gpu::sm_stats, 2> totals;
+    const std::array<gpu::gpu_params, 2> params{gpu::fermi_gtx480::params(),
+                                                gpu::volta_qv100::params()};
+    for (std::size_t i = 0; i < params.size(); ++i) {
+        func::global_memory mem = dev.mem;
+        gpu::gpu<gpu::fermi_gtx480> g(params[i]); // the presets share their parts
+        totals[i] = g.run(l, mem).total;
+        CHECK(mem.read_bytes(out, tiles * 1024) == want.read_bytes(out, tiles * 1024));
+    }
+    const auto issued = [&](std::size_t i, isa::unit_class u) {
+        return totals[i].issued_by_unit[isa::index(u)];
+    };
+    CHECK(issued(0, isa::unit_class::tensor) == 0);
+    CHECK(issued(1, isa::unit_class::tensor) == tiles);
+    CHECK(issued(0, isa::unit_class::fp) == issued(1, isa::unit_class::fp) + tiles);
+    CHECK(totals[0].warp_instructions == totals[1].warp_instructions);
 }
 
 TEST_CASE("wmma / mma.sync: only a whole warp runs them; addresses must be aligned") {

@@ -1,10 +1,13 @@
 #pragma once
 /// \file
 /// `execution_units<Payload>`: the execution clusters of one SM — an INT and an FP cluster per
-/// SP, one SFU cluster and one LD/ST cluster (GTX480: SP0, SP1, 4 SFUs, 16 LD/ST units). An SM
-/// of sub-cores (Volta onwards: four, each with its own scheduler and units) splits its SPs
-/// evenly among them and gives each sub-core an SFU and an LD/ST cluster of its own; a warp
-/// issues to its sub-core's clusters only.
+/// SP, one SFU cluster and one LD/ST cluster (GTX480: SP0, SP1, 4 SFUs, 16 LD/ST units), and
+/// where the SM has them a double-precision (DP) and a tensor-core cluster. An SM of sub-cores
+/// (Volta onwards: four, each with its own scheduler and units) splits its SPs evenly among
+/// them and gives each sub-core an SFU, an LD/ST, a DP and a tensor cluster of its own; a warp
+/// issues to its sub-core's clusters only. Without DP (or tensor) clusters, FP64 (or matrix)
+/// instructions run on the FP clusters with their own timing, as on GF100, whose SPs execute
+/// FP64.
 
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/lane_mask.hpp>
@@ -33,6 +36,13 @@ struct units_params {
     /// Sub-cores (1: the whole SM is one; Volta, Turing and Ampere: 4). Each owns sp_count /
     /// sub_cores SPs, an SFU cluster of sfu_lanes and an LD/ST cluster of ldst_lanes.
     std::uint32_t sub_cores = 1;
+    /// FP64 lanes of each sub-core's DP cluster (0: no DP units; FP64 runs on the FP
+    /// clusters). Volta's 32 FP64 units per SM are 8 per sub-core.
+    std::uint32_t dp_lanes = 0;
+    /// Threads of a warp each sub-core's tensor cluster takes per pass (0: no tensor cores;
+    /// matrix instructions run on the FP clusters). A sub-core's tensor cores work on one
+    /// warp's fragments at a time: 32.
+    std::uint32_t tensor_lanes = 0;
     timing_params timing{};
 
     void validate() const {
@@ -44,13 +54,18 @@ struct units_params {
         check(divides(sp_lanes), "sp_lanes", sp_lanes, allowed);
         check(divides(sfu_lanes), "sfu_lanes", sfu_lanes, allowed);
         check(divides(ldst_lanes), "ldst_lanes", ldst_lanes, allowed);
+        const char* or_none = "0 (none) or a divisor of 32 (1, 2, 4, 8, 16, 32)";
+        check(dp_lanes == 0 || divides(dp_lanes), "dp_lanes", dp_lanes, or_none);
+        check(tensor_lanes == 0 || divides(tensor_lanes), "tensor_lanes", tensor_lanes, or_none);
     }
-    WARPKIT_FIELDS(units_params, sp_count, sp_lanes, sfu_lanes, ldst_lanes, sub_cores, timing)
+    WARPKIT_FIELDS(units_params, sp_count, sp_lanes, sfu_lanes, ldst_lanes, sub_cores, dp_lanes,
+                   tensor_lanes, timing)
 };
 
 /// All execution clusters of an SM, indexed 0 .. size()-1: the INT clusters of SP0..SPn-1,
 /// then their FP clusters, then the SFU cluster of each sub-core, then the LD/ST cluster of
-/// each. Sub-core k owns SPs k x n / sub_cores onwards. Each cluster is one gateable block;
+/// each, then (where the SM has them) the DP cluster of each and the tensor cluster of each.
+/// Sub-core k owns SPs k x n / sub_cores onwards. Each cluster is one gateable block;
 /// `busy_mask()` reports which blocks hold work this cycle.
 template <class Payload = std::uint32_t>
 class execution_units {
@@ -64,18 +79,29 @@ public:
         for (std::uint32_t i = 0; i < p_.sp_count; ++i)
             clusters_.emplace_back(
                 cluster_params{isa::unit_class::int_alu, p_.sp_lanes, p_.timing});
+        // The FP clusters run what has no unit of its own here.
+        std::uint32_t fp_also = 0;
+        if (p_.dp_lanes == 0) fp_also |= 1U << isa::index(isa::unit_class::dp);
+        if (p_.tensor_lanes == 0) fp_also |= 1U << isa::index(isa::unit_class::tensor);
         for (std::uint32_t i = 0; i < p_.sp_count; ++i)
-            clusters_.emplace_back(cluster_params{isa::unit_class::fp, p_.sp_lanes, p_.timing});
+            clusters_.emplace_back(
+                cluster_params{isa::unit_class::fp, p_.sp_lanes, p_.timing, fp_also});
         for (std::uint32_t k = 0; k < p_.sub_cores; ++k)
             clusters_.emplace_back(cluster_params{isa::unit_class::sfu, p_.sfu_lanes, p_.timing});
         for (std::uint32_t k = 0; k < p_.sub_cores; ++k)
             clusters_.emplace_back(
                 cluster_params{isa::unit_class::ldst, p_.ldst_lanes, p_.timing});
+        for (std::uint32_t k = 0; k < dp_clusters_(); ++k)
+            clusters_.emplace_back(cluster_params{isa::unit_class::dp, p_.dp_lanes, p_.timing});
+        for (std::uint32_t k = 0; k < tensor_clusters_(); ++k)
+            clusters_.emplace_back(
+                cluster_params{isa::unit_class::tensor, p_.tensor_lanes, p_.timing});
     }
 
-    /// Number of clusters (2 x sp_count + 2 x sub_cores).
+    /// Number of clusters (2 x sp_count + 2 x sub_cores, plus sub_cores for DP and for tensor
+    /// units where the SM has them).
     [[nodiscard]] std::size_t size() const noexcept {
-        return 2 * (std::size_t{p_.sp_count} + p_.sub_cores);
+        return 2 * (std::size_t{p_.sp_count} + p_.sub_cores) + dp_clusters_() + tensor_clusters_();
     }
     /// Sub-cores (1 unless params say otherwise).
     [[nodiscard]] std::uint32_t sub_cores() const noexcept { return p_.sub_cores; }
@@ -96,7 +122,15 @@ public:
     [[nodiscard]] std::size_t ldst_cluster(std::size_t k = 0) const noexcept {
         return sfu_cluster(p_.sub_cores) + k;
     }
-    /// First index and count of the clusters executing unit class `u` (count 0 if none).
+    /// Index of sub-core `k`'s DP and tensor clusters (where the SM has them).
+    [[nodiscard]] std::size_t dp_cluster(std::size_t k = 0) const noexcept {
+        return ldst_cluster(p_.sub_cores) + k;
+    }
+    [[nodiscard]] std::size_t tensor_cluster(std::size_t k = 0) const noexcept {
+        return dp_cluster(dp_clusters_()) + k;
+    }
+    /// First index and count of the clusters executing unit class `u` (count 0 if none); DP
+    /// and tensor instructions on an SM without those units: the FP clusters.
     [[nodiscard]] std::pair<std::size_t, std::size_t>
     clusters_of(isa::unit_class u) const noexcept {
         switch (u) {
@@ -108,9 +142,23 @@ public:
             return {sfu_cluster(), p_.sub_cores};
         case isa::unit_class::ldst:
             return {ldst_cluster(), p_.sub_cores};
+        case isa::unit_class::dp:
+            if (p_.dp_lanes == 0) return {p_.sp_count, p_.sp_count};
+            return {dp_cluster(), p_.sub_cores};
+        case isa::unit_class::tensor:
+            if (p_.tensor_lanes == 0) return {p_.sp_count, p_.sp_count};
+            return {tensor_cluster(), p_.sub_cores};
         default:
             return {0, 0};
         }
+    }
+    /// The unit class whose clusters execute unit class `u`'s instructions here: `u` itself,
+    /// or fp for DP and tensor instructions on an SM without those units.
+    [[nodiscard]] isa::unit_class runs_on(isa::unit_class u) const noexcept {
+        if ((u == isa::unit_class::dp && p_.dp_lanes == 0) ||
+            (u == isa::unit_class::tensor && p_.tensor_lanes == 0))
+            return isa::unit_class::fp;
+        return u;
     }
     /// The part of clusters_of(u) that sub-core `k` owns (all of it with one sub-core).
     [[nodiscard]] std::pair<std::size_t, std::size_t>
@@ -124,17 +172,28 @@ public:
         for (auto& c : clusters_)
             c.reset_stats();
     }
-    /// "sp0.int", "sp1.fp", "sfu", "ldst" (with sub-cores "sfu0", "ldst3"...).
+    /// "sp0.int", "sp1.fp", "sfu", "ldst", "dp", "tensor" (with sub-cores "sfu0", "ldst3",
+    /// "dp1"...).
     [[nodiscard]] std::string name(std::size_t i) const {
         WARPKIT_EXPECTS(i < size());
         if (i < 2 * std::size_t{p_.sp_count}) {
             const bool fp = i >= p_.sp_count;
             return "sp" + std::to_string(fp ? i - p_.sp_count : i) + (fp ? ".fp" : ".int");
         }
-        const bool sfu = i < ldst_cluster();
-        const std::string base = sfu ? "sfu" : "ldst";
+        std::size_t first = tensor_cluster();
+        std::string base = "tensor";
+        if (i < ldst_cluster()) {
+            first = sfu_cluster();
+            base = "sfu";
+        } else if (i < dp_cluster()) {
+            first = ldst_cluster();
+            base = "ldst";
+        } else if (i < tensor_cluster()) {
+            first = dp_cluster();
+            base = "dp";
+        }
         if (p_.sub_cores == 1) return base;
-        return base + std::to_string(i - (sfu ? sfu_cluster() : ldst_cluster()));
+        return base + std::to_string(i - first);
     }
 
     [[nodiscard]] cluster_type& operator[](std::size_t i) {
@@ -185,6 +244,13 @@ public:
     [[nodiscard]] const units_params& params() const noexcept { return p_; }
 
 private:
+    [[nodiscard]] std::size_t dp_clusters_() const noexcept {
+        return p_.dp_lanes == 0 ? 0 : p_.sub_cores;
+    }
+    [[nodiscard]] std::size_t tensor_clusters_() const noexcept {
+        return p_.tensor_lanes == 0 ? 0 : p_.sub_cores;
+    }
+
     units_params p_;
     std::vector<cluster_type> clusters_;
 };

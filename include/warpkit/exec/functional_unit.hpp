@@ -12,9 +12,11 @@
 #include <warpkit/exec/timing.hpp>
 #include <warpkit/isa/unit_class.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -48,15 +50,20 @@ public:
     using stats_type = functional_unit_stats;
     using payload_type = Payload;
 
-    /// A unit of class `kind` (int_alu, fp, sfu or ldst) with the given timing.
-    explicit functional_unit(isa::unit_class kind, const timing_params& timing = {})
-        : timing_(checked(kind, timing)), kind_(kind),
-          slots_(std::size_t{timing_.max_latency(kind)}), done_(slots_.size()) {}
+    /// A unit of class `kind` (int_alu, fp, sfu, ldst, dp or tensor) with the given timing;
+    /// `also`: bit u set when it also executes unit class u's opcode classes (the FP pipeline
+    /// of an SM without DP or tensor units runs theirs).
+    explicit functional_unit(isa::unit_class kind, const timing_params& timing = {},
+                             std::uint32_t also = 0)
+        : timing_(checked(kind, timing)), kind_(kind), runs_(runs_of(kind, also)),
+          slots_(std::size_t{max_latency_(timing_, runs_)}), done_(slots_.size()) {}
 
     /// The unit class this pipeline executes.
     [[nodiscard]] isa::unit_class kind() const noexcept { return kind_; }
     /// True if opcode class `o` runs on this unit.
-    [[nodiscard]] bool accepts(op_class o) const noexcept { return unit_of(o) == kind_; }
+    [[nodiscard]] bool accepts(op_class o) const noexcept {
+        return ((runs_ >> isa::index(unit_of(o))) & 1U) != 0;
+    }
     /// True if an instruction could enter the pipeline this cycle (interval and space).
     [[nodiscard]] bool can_issue() const noexcept {
         return !issued_now_ && now_ >= next_issue_ && in_flight_ < slots_.size();
@@ -149,8 +156,23 @@ private:
     };
 
     static const timing_params& checked(isa::unit_class kind, const timing_params& t) {
-        check(has_datapath(kind), "kind", static_cast<int>(kind), "int_alu, fp, sfu or ldst");
+        check(has_datapath(kind), "kind", static_cast<int>(kind),
+              "int_alu, fp, sfu, ldst, dp or tensor");
         return validated(t);
+    }
+    static std::uint32_t runs_of(isa::unit_class kind, std::uint32_t also) {
+        check(also < (1U << isa::unit_class_count), "also", also,
+              "a set of unit classes (bits 0 to " + std::to_string(isa::unit_class_count - 1) +
+                  ")");
+        return also | (1U << isa::index(kind));
+    }
+    // The longest latency among the opcode classes of the unit classes in `runs`.
+    static std::uint32_t max_latency_(const timing_params& t, std::uint32_t runs) noexcept {
+        std::uint32_t m = 0;
+        for (std::size_t u = 0; u < isa::unit_class_count; ++u)
+            if (((runs >> u) & 1U) != 0)
+                m = std::max(m, t.max_latency(static_cast<isa::unit_class>(u)));
+        return m;
     }
     [[nodiscard]] entry& slot(std::size_t i) noexcept {
         const std::size_t j = head_ + i;
@@ -159,6 +181,7 @@ private:
 
     timing_params timing_;
     isa::unit_class kind_;
+    std::uint32_t runs_; // bit u: executes unit class u's opcode classes
     // An instruction stays at most max_latency cycles and one enters per cycle, so max_latency
     // slots never limit issue while the result buffer is drained.
     std::vector<entry> slots_;

@@ -25,21 +25,24 @@ enum class op_class : std::uint8_t {
     int_mad, ///< integer multiply-add where it differs from multiply (INT pipeline)
     int_div, ///< integer divide and remainder (INT pipeline)
     fp_div,  ///< single-precision IEEE divide, reciprocal, square root (FP pipeline)
-    dp_add,  ///< double-precision add / compare / convert (FP pipeline)
-    dp_mul,  ///< double-precision multiply (FP pipeline)
-    dp_fma,  ///< double-precision fused multiply-add (FP pipeline)
-    dp_div,  ///< double-precision divide, reciprocal, square root (FP pipeline)
+    dp_add,  ///< double-precision add / compare / convert (DP unit)
+    dp_mul,  ///< double-precision multiply (DP unit)
+    dp_fma,  ///< double-precision fused multiply-add (DP unit)
+    dp_div,  ///< double-precision divide, reciprocal, square root (DP unit)
+    tensor,  ///< a warp's matrix multiply-accumulate (tensor core)
 };
 
 /// Number of opcode classes.
-inline constexpr std::size_t op_class_count = 14;
+inline constexpr std::size_t op_class_count = 15;
 
 /// Index of an opcode class, for arrays indexed by class.
 [[nodiscard]] constexpr std::size_t index(op_class o) noexcept {
     return static_cast<std::size_t>(o);
 }
 
-/// The unit class (INT, FP, SFU, LD/ST) whose pipeline executes `o`.
+/// The unit class (INT, FP, SFU, LD/ST, DP, tensor) whose pipeline executes `o`. An SM
+/// without DP or tensor units runs those classes on its FP pipelines
+/// (execution_units::clusters_of).
 [[nodiscard]] constexpr isa::unit_class unit_of(op_class o) noexcept {
     switch (o) {
     case op_class::int_add:
@@ -51,11 +54,14 @@ inline constexpr std::size_t op_class_count = 14;
     case op_class::fp_mul:
     case op_class::fp_mad:
     case op_class::fp_div:
+        return isa::unit_class::fp;
     case op_class::dp_add:
     case op_class::dp_mul:
     case op_class::dp_fma:
     case op_class::dp_div:
-        return isa::unit_class::fp;
+        return isa::unit_class::dp;
+    case op_class::tensor:
+        return isa::unit_class::tensor;
     case op_class::sfu:
         return isa::unit_class::sfu;
     case op_class::ldst:
@@ -91,6 +97,8 @@ inline constexpr std::size_t op_class_count = 14;
         return op_class::dp_fma;
     case L::dp_div:
         return op_class::dp_div;
+    case L::tensor:
+        return op_class::tensor;
     case L::sfu:
         return op_class::sfu;
     case L::shared_mem:
@@ -104,6 +112,10 @@ inline constexpr std::size_t op_class_count = 14;
     switch (u) {
     case isa::unit_class::fp:
         return op_class::fp_add;
+    case isa::unit_class::dp:
+        return op_class::dp_add;
+    case isa::unit_class::tensor:
+        return op_class::tensor;
     case isa::unit_class::sfu:
         return op_class::sfu;
     case isa::unit_class::ldst:
@@ -113,10 +125,10 @@ inline constexpr std::size_t op_class_count = 14;
     }
 }
 
-/// True for the unit classes that own a datapath (INT, FP, SFU, LD/ST).
+/// True for the unit classes that own a datapath (INT, FP, SFU, LD/ST, DP, tensor).
 [[nodiscard]] constexpr bool has_datapath(isa::unit_class u) noexcept {
     return u == isa::unit_class::int_alu || u == isa::unit_class::fp || u == isa::unit_class::sfu ||
-           u == isa::unit_class::ldst;
+           u == isa::unit_class::ldst || u == isa::unit_class::dp || u == isa::unit_class::tensor;
 }
 
 } // namespace warpkit::exec
@@ -124,7 +136,7 @@ inline constexpr std::size_t op_class_count = 14;
 /// Names used in params files and reports.
 template <>
 struct warpkit::enum_names<warpkit::exec::op_class> {
-    static constexpr std::array<std::string_view, 14> names = {
-        "int_add", "int_mul", "fp_add", "fp_mul", "fp_mad", "sfu",    "ldst",
-        "int_mad", "int_div", "fp_div", "dp_add", "dp_mul", "dp_fma", "dp_div"};
+    static constexpr std::array<std::string_view, 15> names = {
+        "int_add", "int_mul", "fp_add", "fp_mul", "fp_mad", "sfu",    "ldst",  "int_mad",
+        "int_div", "fp_div",  "dp_add", "dp_mul", "dp_fma", "dp_div", "tensor"};
 };

@@ -31,7 +31,9 @@ struct op_timing {
 /// single add / multiply / fused multiply-add / divide 4 / 4 / 5 / 39 at 1 / 1 / 1 / 4, double
 /// add / multiply / fused multiply-add 8 and divide 330, all at interval 8, SFU 8 at 8. The
 /// LD/ST entry is only the unit's address-generation stage: the memory system adds a load's
-/// real latency.
+/// real latency. The GTX480 has no tensor cores: `tensor` (one warp-wide matrix
+/// multiply-accumulate, such as PTX wmma.mma m16n16k16) defaults to the double-precision FMA's
+/// 8 / 8, what such an instruction costs on the FP pipelines of an SM without tensor units.
 struct timing_params {
     op_timing int_add{4, 1};
     op_timing int_mul{4, 2};
@@ -47,6 +49,7 @@ struct timing_params {
     op_timing dp_mul{8, 8};
     op_timing dp_fma{8, 8};
     op_timing dp_div{330, 8};
+    op_timing tensor{8, 8};
 
     /// The timing of opcode class `o`.
     [[nodiscard]] constexpr const op_timing& of(op_class o) const noexcept {
@@ -77,6 +80,8 @@ struct timing_params {
             return dp_fma;
         case op_class::dp_div:
             return dp_div;
+        case op_class::tensor:
+            return tensor;
         case op_class::ldst:
             break;
         }
@@ -93,7 +98,7 @@ struct timing_params {
         return m;
     }
     WARPKIT_FIELDS(timing_params, int_add, int_mul, fp_add, fp_mul, fp_mad, sfu, ldst, int_mad,
-                   int_div, fp_div, dp_add, dp_mul, dp_fma, dp_div)
+                   int_div, fp_div, dp_add, dp_mul, dp_fma, dp_div, tensor)
 };
 
 } // namespace warpkit::exec

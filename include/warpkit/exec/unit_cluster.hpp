@@ -35,13 +35,17 @@ struct cluster_params {
     isa::unit_class kind = isa::unit_class::int_alu;
     std::uint32_t lanes = 16;
     timing_params timing{};
+    /// Bit u set: the cluster also executes unit class u's opcodes (an SM's FP clusters run
+    /// FP64 and matrix instructions where it has no DP or tensor units).
+    std::uint32_t also = 0;
 
     void validate() const {
-        check(has_datapath(kind), "kind", static_cast<int>(kind), "int, fp, sfu or ldst");
+        check(has_datapath(kind), "kind", static_cast<int>(kind),
+              "int, fp, sfu, ldst, dp or tensor");
         check(lanes >= 1 && lanes <= warp_size && warp_size % lanes == 0, "lanes", lanes,
               "a divisor of 32 (1, 2, 4, 8, 16, 32)");
     }
-    WARPKIT_FIELDS(cluster_params, kind, lanes, timing)
+    WARPKIT_FIELDS(cluster_params, kind, lanes, timing, also)
 };
 
 /// Counters of one cluster: its pipeline, power state and lane activity.
@@ -68,7 +72,7 @@ public:
     using payload_type = Payload;
 
     explicit unit_cluster(const cluster_params& p = {})
-        : p_(validated(p)), unit_(p_.kind, p_.timing) {
+        : p_(validated(p)), unit_(p_.kind, p_.timing, p_.also) {
         stats_.lane_ops.assign(p_.lanes, 0);
     }
 

@@ -8,16 +8,17 @@
 /// opcode tables; modifiers refine a few (`BAR.ARV` arrives without waiting, a conversion
 /// with `.F64` runs the double-precision pipeline).
 ///
-/// The unit classes of the timing model are INT, FP, SFU, LD/ST, branch and control. Double
-/// precision (`DADD`, `DFMA`...) runs on the FP class with the double-precision latency
-/// classes; the tensor cores (`HMMA`, `IMMA`, `BMMA`, `DMMA`) have no class of their own and
-/// run on FP with the longest FP latency class (dp_fma); Turing's and Ampere's uniform
-/// datapath (`UIADD3`, `UMOV`...) runs on INT.
+/// The unit classes of the timing model are INT, FP, SFU, LD/ST, branch, control, DP and
+/// tensor. Double precision (`DADD`, `DFMA`...) runs on the DP class with the double-precision
+/// latency classes, the tensor cores' opcodes (`HMMA`, `IMMA`, `BMMA`, `DMMA`) on the tensor
+/// class (an SM without such units runs both on its FP pipelines); Turing's and Ampere's
+/// uniform datapath (`UIADD3`, `UMOV`...) runs on INT.
 ///
 /// Opcodes the tables do not know can be given in an opcode table file: one `OPCODE kind`
 /// per line (`#` starts a comment), the kind one of opcode_kind_names (the unit class names
-/// int, fp, sfu, ldst, branch, ctrl among them); an entry names a base opcode (`LDGSTS`) or
-/// a full one with modifiers (`BAR.SYNC.DEFER_BLOCKING`), and wins over the family's table.
+/// int, fp, sfu, ldst, branch, ctrl, dp and tensor among them); an entry names a base opcode
+/// (`LDGSTS`) or a full one with modifiers (`BAR.SYNC.DEFER_BLOCKING`), and wins over the
+/// family's table.
 
 #include <warpkit/core/error.hpp>
 #include <warpkit/isa/dynamic_inst.hpp>
@@ -80,12 +81,12 @@ enum class opcode_kind : std::uint8_t {
     fp_add,         ///< single-precision add, compare, min / max, select (FP)
     fp_mul,         ///< single-precision multiply (FP)
     fp_mad,         ///< single-precision fused multiply-add (FP)
-    dp_add,         ///< double-precision add, compare (FP with its latency)
+    dp_add,         ///< double-precision add, compare (DP)
     dp_mul,         ///< double-precision multiply
     dp_fma,         ///< double-precision fused multiply-add
-    conversion,     ///< F2F, F2I, I2F: FP, double precision with a .F64 modifier
+    conversion,     ///< F2F, F2I, I2F: FP, DP with a .F64 modifier
     sfu,            ///< MUFU: reciprocal, square root, transcendental functions (SFU)
-    tensor,         ///< HMMA, IMMA...: FP with the dp_fma latency (no tensor unit class)
+    tensor,         ///< HMMA, IMMA, BMMA, DMMA: a tensor-core matrix instruction (tensor)
     special_reg,    ///< S2R, CS2R: a special register read (INT)
     uniform,        ///< the uniform datapath (INT)
     load_global,    ///< LDG
@@ -111,8 +112,8 @@ enum class opcode_kind : std::uint8_t {
 /// Number of opcode kinds.
 inline constexpr std::size_t opcode_kind_count = static_cast<std::size_t>(opcode_kind::ctrl) + 1;
 
-/// Names of the kinds in opcode table files, in enum order ("int", "fp", "sfu", "branch" and
-/// "ctrl" are the unit class names; "ldst" is accepted for load_generic).
+/// Names of the kinds in opcode table files, in enum order ("int", "fp", "sfu", "branch",
+/// "ctrl", "dp" and "tensor" are the unit class names; "ldst" is accepted for load_generic).
 inline constexpr std::array<std::string_view, opcode_kind_count> opcode_kind_names{
     "int",          "int_mul",       "int_mad",       "fp",           "fp_mul",
     "fp_mad",       "dp",            "dp_mul",        "dp_fma",       "conversion",
@@ -199,12 +200,13 @@ timing_of(opcode_kind k) noexcept {
     case K::fp_mad:
         return {U::fp, L::fp_mad};
     case K::dp_add:
-        return {U::fp, L::dp_add};
+        return {U::dp, L::dp_add};
     case K::dp_mul:
-        return {U::fp, L::dp_mul};
+        return {U::dp, L::dp_mul};
     case K::dp_fma:
+        return {U::dp, L::dp_fma};
     case K::tensor:
-        return {U::fp, L::dp_fma};
+        return {U::tensor, L::tensor};
     case K::sfu:
         return {U::sfu, L::sfu};
     case K::special_reg:
@@ -262,8 +264,10 @@ timing_of(opcode_kind k) noexcept {
     const auto [unit, latency] = detail::timing_of(k);
     s.unit = unit;
     s.latency = latency;
-    if (k == opcode_kind::conversion && detail::has_modifier(opcode, "F64"))
+    if (k == opcode_kind::conversion && detail::has_modifier(opcode, "F64")) {
+        s.unit = isa::unit_class::dp;
         s.latency = isa::latency_class::dp_add;
+    }
     s.is_branch = k == opcode_kind::branch;
     // BAR.ARV arrives at the barrier without waiting: nothing to stop for.
     s.is_barrier = k == opcode_kind::barrier && !detail::has_modifier(opcode, "ARV");

@@ -114,7 +114,10 @@ struct run_stats {
     memory_stats memory{}; ///< the hierarchy's counters (empty with the ideal memory)
     /// The front-end sharing clusters' counters, added up (zero without sharing).
     reconfig::front_end_sharing_stats sharing{};
-    WARPKIT_FIELDS(run_stats, cycles, total, per_sm, dispatch, memory, sharing)
+    /// How the SMs' unified L1 / shared arrays were split for the kernel (zero without one:
+    /// memory.l1.unified_bytes 0).
+    unified_split l1_split{};
+    WARPKIT_FIELDS(run_stats, cycles, total, per_sm, dispatch, memory, sharing, l1_split)
 
     /// Warp instructions per core cycle over the whole GPU.
     [[nodiscard]] double ipc() const noexcept {
@@ -190,7 +193,6 @@ public:
         lim.max_warps = p_.sm.warp_slots;
         lim.registers = p_.registers;
         lim.shared_bytes = p_.shared_bytes;
-        cta_dispatcher disp(p_.sms, lim, p_.cluster_size);
         block_footprint fp;
         fp.warps = k.warps_per_block();
         fp.registers =
@@ -224,6 +226,22 @@ public:
                     "<= " + std::to_string(sm_k::tracked_registers) +
                         ", the registers the SM's scoreboard tracks (Policies::" +
                         "scoreboard_registers - 1): prepare the kernel for this GPU");
+        // A unified L1 / shared array splits for this kernel: shared memory for the blocks
+        // an SM can hold, the L1 data cache the rest.
+        memory_params memory = p_.memory;
+        run_stats rs;
+        if (p_.memory.l1.unified_bytes > 0) {
+            const std::uint64_t blocks = blocks_per_sm_(lim, fp);
+            if (blocks > 0) {
+                rs.l1_split = unified_split_for(p_.memory.l1, blocks * fp.shared_bytes);
+                lim.shared_bytes = rs.l1_split.shared_bytes;
+                // The SMs see an L1 of the split's size (no array left to split).
+                memory.l1.data.cache.ways = rs.l1_split.l1_ways;
+                memory.l1.unified_bytes = 0;
+                memory.l1.shared_options_kb.clear();
+            }
+        }
+        cta_dispatcher disp(p_.sms, lim, p_.cluster_size);
         disp.launch(k.blocks(), fp);
 
         typename sm_k::scheduler_bank_type::params_type bank;
@@ -235,7 +253,7 @@ public:
             sms.emplace_back(i, p_.sm, bank,
                              source_k(k, mem, p_.sm.contexts(), p_.sm.block_slots, block_shared,
                                       stack_prototype()),
-                             p_.memory);
+                             memory);
         // SM i talks to the memory system as its SM i: every core cycle one reply in before
         // the SM's tick, one request out after it, then one core cycle of the memory side.
         std::optional<memory_system> fresh;
@@ -278,7 +296,6 @@ public:
                 sms[i].tick([&finished, i](std::uint32_t b) { finished[i].push_back(b); });
         };
 
-        run_stats rs;
         std::vector<cta_dispatcher::placement> placed;
         placed.reserve(p_.cluster_size);
         std::uint64_t last_progress = 0;
@@ -380,6 +397,15 @@ public:
     [[nodiscard]] unsigned threads_used() const noexcept { return threads_used_; }
 
 private:
+    // Blocks of footprint `fp` one SM can hold within `lim` (0: not even one).
+    [[nodiscard]] static std::uint64_t blocks_per_sm_(const sm_limits& lim,
+                                                      const block_footprint& fp) noexcept {
+        std::uint64_t n = std::min(lim.max_blocks, lim.max_warps / std::max(fp.warps, 1U));
+        if (fp.registers > 0) n = std::min<std::uint64_t>(n, lim.registers / fp.registers);
+        if (fp.shared_bytes > 0) n = std::min<std::uint64_t>(n, lim.shared_bytes / fp.shared_bytes);
+        return n;
+    }
+
     template <class Sms>
     [[nodiscard]] unsigned threads_for_(const Sms& sms, bool sharing) const {
         const bool defer =

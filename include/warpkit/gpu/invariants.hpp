@@ -25,6 +25,7 @@
 /// and finished, instructions retired) are checked when sm_stats has them.
 
 #include <warpkit/core/error.hpp>
+#include <warpkit/exec/op_class.hpp>
 #include <warpkit/gpu/cta_dispatcher.hpp>
 #include <warpkit/gpu/memory_stats.hpp>
 #include <warpkit/noc/network_stats.hpp>
@@ -266,14 +267,15 @@ template <class Sm>
     count(sm.units(), ".unit");
     // A split SM's second half (AMOEBA) has units of its own.
     if constexpr (requires { sm.second_units(); }) count(sm.second_units(), ".second_unit");
-    // INT, FP, SFU and LD/ST instructions go to a unit once, shared-memory replays once more;
-    // branch and control instructions take none.
+    // INT, FP, SFU, LD/ST, DP and tensor instructions go to a unit once, shared-memory
+    // replays once more; branch and control instructions take none.
     const auto& s = sm.stats();
     std::uint64_t datapath = s.shared_replays;
-    for (std::size_t u = 0; u < 4 && u < s.issued_by_unit.size(); ++u)
-        datapath += s.issued_by_unit[u];
-    r.equal(name + " units' issued == INT + FP + SFU + LDST issues + shared replays", accepted,
-            datapath);
+    for (std::size_t u = 0; u < s.issued_by_unit.size(); ++u)
+        if (exec::has_datapath(static_cast<isa::unit_class>(u))) datapath += s.issued_by_unit[u];
+    r.equal(name + " units' issued == INT + FP + SFU + LDST + DP + tensor issues + shared "
+                   "replays",
+            accepted, datapath);
     return r;
 }
 

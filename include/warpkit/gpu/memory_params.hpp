@@ -19,7 +19,9 @@
 #include <warpkit/noc/ideal_network.hpp>
 #include <warpkit/noc/mesh_params.hpp>
 
+#include <algorithm>
 #include <array>
+#include <charconv>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -103,8 +105,47 @@ struct l1_params {
     mem::prt_params prt{};
     std::uint32_t reply_queue = 4;  ///< replies taken from the network, one handled per cycle
     std::uint32_t atomic_queue = 8; ///< atomics waiting for the network (they bypass the L1)
+    /// 0 (Fermi, the default): the L1 data cache (`data.cache`) and shared memory
+    /// (gpu_params::shared_bytes) keep their sizes. Otherwise the bytes of the one array that
+    /// L1 data and shared memory split anew for each kernel (Volta onwards): `data.cache` then
+    /// describes the whole array, and each launch gives shared memory the smallest of
+    /// `shared_options_kb` that holds the shared memory of as many blocks as the SM can hold
+    /// (the CUDA Programming Guide: the driver picks the capacity per kernel so that shared
+    /// memory does not limit occupancy), the L1 the rest (its ways in proportion, rounded,
+    /// at least one; unified_split_for). GPGPU-Sim's -gpgpu_adaptive_cache_config.
+    std::uint32_t unified_bytes = 0;
+    /// The shared-memory capacities of the unified array, in KB, ascending and comma
+    /// separated ("0,8,16,32,64,96": Volta's 128 KB array).
+    std::string shared_options_kb{};
     WARPKIT_FIELDS(l1_params, data, transactions_per_cycle, data_latency, constant,
-                   constant_latency, texture, texture_latency, prt, reply_queue, atomic_queue)
+                   constant_latency, texture, texture_latency, prt, reply_queue, atomic_queue,
+                   unified_bytes, shared_options_kb)
+
+    /// The shared-memory capacities of shared_options_kb in bytes (checked by validate()).
+    [[nodiscard]] std::vector<std::uint32_t> shared_options() const {
+        std::vector<std::uint32_t> out;
+        std::string_view rest = shared_options_kb;
+        while (!rest.empty()) {
+            const std::size_t comma = rest.find(',');
+            std::string_view item = rest.substr(0, comma);
+            rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+            while (!item.empty() && item.front() == ' ')
+                item.remove_prefix(1);
+            while (!item.empty() && item.back() == ' ')
+                item.remove_suffix(1);
+            std::uint32_t kb = 0;
+            const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), kb);
+            check(!item.empty() && ec == std::errc{} && end == item.data() + item.size() &&
+                      kb <= (1U << 20),
+                  "shared_options_kb", shared_options_kb,
+                  "sizes in KB (at most 1048576) separated by commas");
+            out.push_back(kb * 1024);
+            if (comma == std::string_view::npos) break;
+            check(!rest.empty(), "shared_options_kb", shared_options_kb,
+                  "sizes in KB separated by commas (none after the last comma)");
+        }
+        return out;
+    }
 
     void validate() const {
         check(data.cache.line_bytes >= mem::max_transaction_bytes, "data.cache.line_bytes",
@@ -126,8 +167,54 @@ struct l1_params {
         check_range("texture_latency", texture_latency, 1u, 100000u);
         check_range("reply_queue", reply_queue, 1u, 4096u);
         check_range("atomic_queue", atomic_queue, 1u, 4096u);
+        if (unified_bytes == 0) {
+            check(shared_options_kb.empty(), "shared_options_kb", shared_options_kb,
+                  "empty without a unified array (unified_bytes 0)");
+            return;
+        }
+        check(data.cache.capacity_bytes() == unified_bytes, "unified_bytes", unified_bytes,
+              "the L1 data cache's " + std::to_string(data.cache.capacity_bytes()) +
+                  " bytes (sets x ways x line_bytes: data.cache describes the whole array)");
+        const auto options = shared_options();
+        check(!options.empty(), "shared_options_kb", "\"\"",
+              "at least one shared-memory capacity with a unified array");
+        for (std::size_t i = 0; i < options.size(); ++i)
+            check(options[i] < unified_bytes && (i == 0 || options[i] > options[i - 1]),
+                  "shared_options_kb", shared_options_kb,
+                  "ascending sizes below unified_bytes (" + std::to_string(unified_bytes / 1024) +
+                      " KB)");
     }
 };
+
+/// How a kernel's launch splits an SM's unified L1 / shared array (l1_params::unified_bytes).
+struct unified_split {
+    std::uint32_t shared_bytes = 0; ///< shared-memory capacity chosen for the kernel
+    std::uint32_t l1_ways = 0;      ///< ways of the L1 data cache (of data.cache.ways)
+    std::uint64_t l1_bytes = 0;     ///< the L1 data cache's capacity
+    WARPKIT_FIELDS(unified_split, shared_bytes, l1_ways, l1_bytes)
+};
+
+/// The split of `l1`'s unified array for a kernel whose resident blocks need `shared_need`
+/// bytes of shared memory per SM: the smallest shared option that holds it (the largest if
+/// none does), the L1 the rest, as ways of data.cache rounded to the nearest (at least one).
+[[nodiscard]] inline unified_split unified_split_for(const l1_params& l1,
+                                                     std::uint64_t shared_need) {
+    const auto options = l1.shared_options();
+    WARPKIT_EXPECTS(l1.unified_bytes > 0 && !options.empty());
+    unified_split s;
+    s.shared_bytes = options.back();
+    for (const std::uint32_t o : options)
+        if (o >= shared_need) {
+            s.shared_bytes = o;
+            break;
+        }
+    const std::uint64_t ways = l1.data.cache.ways;
+    const std::uint64_t rest = l1.unified_bytes - s.shared_bytes;
+    s.l1_ways = static_cast<std::uint32_t>(
+        std::max<std::uint64_t>(1, (2 * ways * rest + l1.unified_bytes) / (2 * l1.unified_bytes)));
+    s.l1_bytes = std::uint64_t{s.l1_ways} * l1.data.cache.sets * l1.data.cache.line_bytes;
+    return s;
+}
 
 /// The network between SMs and L2 slices. Node i is SM i; the slices follow the SMs unless
 /// `slice_nodes` places them (the mesh).
@@ -356,10 +443,12 @@ struct node_placement {
 
 /// The memory of NVIDIA's Quadro GV100 (Volta) as Accel-Sim's tested QV100 configuration gives
 /// it, sectored as Volta is:
-/// - L1 data: 32 KB (the configuration's default split of the 128 KB unified array: 96 KB
-///   shared), 4 sets x 64 ways of 128-byte lines of four 32-byte sectors, write-through and
-///   write-allocate, 512 MSHR entries of up to 8 merged requests, a miss queue of 16, 20-cycle
-///   hits, four sectors a cycle (its four L1 banks);
+/// - L1 data and shared memory: one 128 KB array split per kernel, shared memory 0, 8, 16, 32,
+///   64 or 96 KB (the CUDA Programming Guide's Volta capacities; the configuration's
+///   -gpgpu_adaptive_cache_config), the L1 the rest: 16 sets x 64 ways of 128-byte lines of
+///   four 32-byte sectors for the whole array (the configuration's cache string describes its
+///   default 32 KB), write-through and write-allocate, 512 MSHR entries of up to 8 merged
+///   requests, a miss queue of 16, 20-cycle hits, four sectors a cycle (its four L1 banks);
 /// - constant: 64 KB, 8 ways (its 64-byte lines kept as 64 sets of 128 bytes: warpkit's SM-side
 ///   lines are at least one coalesced access), 2 MSHR entries of 64, 20-cycle hits (the
 ///   configuration gives no constant latency: the L1's);
@@ -373,8 +462,10 @@ struct node_placement {
 [[nodiscard]] inline memory_params qv100_memory() {
     memory_params p;
     mem::cache_controller_params& d = p.l1.data;
-    d.cache.sets = 4;
+    d.cache.sets = 16;
     d.cache.ways = 64;
+    p.l1.unified_bytes = 128 * 1024;
+    p.l1.shared_options_kb = "0,8,16,32,64,96";
     d.cache.sector_bytes = mem::sector_bytes;
     d.cache.write = mem::write_policy::write_through;
     d.cache.write_allocate = true;
@@ -411,13 +502,17 @@ struct node_placement {
 
 /// The memory of NVIDIA's GeForce RTX 2060 (Turing) as Accel-Sim's tested RTX 2060
 /// configuration gives it: qv100_memory()'s constant and texture caches, crossbar and L2 slice
-/// queues, with a 32 KB L1 (its default split of the 96 KB array: 64 KB shared) of 256 MSHR
-/// entries of 32, 32-cycle hits (constant hits too); 12 GDDR6 channels (mem::gddr6_rtx) of 2
+/// queues, with a 96 KB L1 / shared array (shared memory 32 or 64 KB per kernel, Turing's
+/// capacities in the CUDA Programming Guide; 16 sets x 48 ways for the whole array) of 256
+/// MSHR entries of 32, 32-cycle hits (constant hits too); 12 GDDR6 channels (mem::gddr6_rtx) of 2
 /// sectored L2 slices of 128 KB (64 sets x 16 ways; 3 MB in all); 194 L2 cycles to the tag
 /// lookup, 96 DRAM cycles to the channel queue; interconnect and L2 at the 1365 MHz core
 /// clock, GDDR6 commands at 3500 MHz.
 [[nodiscard]] inline memory_params rtx2060_memory() {
     memory_params p = qv100_memory();
+    p.l1.data.cache.ways = 48;
+    p.l1.unified_bytes = 96 * 1024;
+    p.l1.shared_options_kb = "32,64";
     p.l1.data.mshr = mem::mshr_params{256, 32};
     p.l1.data_latency = 32;
     p.l1.constant_latency = 32;
@@ -431,16 +526,18 @@ struct node_placement {
 }
 
 /// The memory of NVIDIA's GeForce RTX 3070 (Ampere) as Accel-Sim's tested RTX 3070
-/// configuration gives it: rtx2060_memory()'s parts with a 128 KB L1 (the size its cache string
-/// gives: the whole unified array, which GPGPU-Sim's adaptive split shrinks for kernels that
-/// use shared memory, fixed here; its 4 sets of 256 ways as 16 sets of 64, warpkit's widest)
-/// of 384 MSHR entries of 48, 39-cycle hits (constant hits too); 16 GDDR6 channels of 2 L2
+/// configuration gives it: rtx2060_memory()'s parts with a 128 KB L1 / shared array (its cache
+/// string's size; its 4 sets of 256 ways as 16 sets of 64, warpkit's widest), shared memory 0,
+/// 8, 16, 32, 64 or 100 KB per kernel (GA10x's capacities in the CUDA Programming Guide), of
+/// 384 MSHR entries of 48, 39-cycle hits (constant hits too); 16 GDDR6 channels of 2 L2
 /// slices of 128 KB (4 MB in all); 187 L2 cycles to the tag
 /// lookup, 254 DRAM cycles to the channel queue; interconnect and L2 at the 1132 MHz core
 /// clock.
 [[nodiscard]] inline memory_params rtx3070_memory() {
     memory_params p = rtx2060_memory();
-    p.l1.data.cache.sets = 16;
+    p.l1.data.cache.ways = 64;
+    p.l1.unified_bytes = 128 * 1024;
+    p.l1.shared_options_kb = "0,8,16,32,64,100";
     p.l1.data.mshr = mem::mshr_params{384, 48};
     p.l1.data_latency = 39;
     p.l1.constant_latency = 39;

@@ -75,11 +75,17 @@ struct preset_parts {
 };
 
 /// The SM side Accel-Sim's tested RTX 2060 and RTX 3070 configurations share: four sub-cores,
+/// each with a DP and a tensor unit (-gpgpu_num_dp_units 4, -gpgpu_num_tensor_core_units 4),
 /// 32 shared-memory banks, sector coalescing, four warps fetched a cycle, loose round robin,
 /// integer add / multiply / multiply-add 4 / 2 and divide 21 / 2, FP32 add / multiply /
-/// multiply-add 4 / 2 and divide 39 / 4, FP64 64 / 64 and divide 330 / 130.
+/// multiply-add 4 / 2 and divide 39 / 4, FP64 64 / 64 and divide 330 / 130, tensor 64 / 64.
+/// The DP cluster has one lane: the Turing and GA10x whitepapers give these SMs two FP64
+/// units, which four sub-cores cannot split, and one warp per 64 cycles on each sub-core is
+/// those two FP64 results a cycle. The tensor cluster takes a warp's 32 threads a pass.
 inline void rtx_sm(gpu_params& p) {
     p.sm.units.sub_cores = 4;
+    p.sm.units.dp_lanes = 1;
+    p.sm.units.tensor_lanes = 32;
     p.sm.fetch_width = 4;
     p.sm.banks.banks = 32;
     p.sm.coalescer = mem::coalescer_kind::sector;
@@ -97,6 +103,7 @@ inline void rtx_sm(gpu_params& p) {
     t.dp_mul = {64, 64};
     t.dp_fma = {64, 64};
     t.dp_div = {330, 130};
+    t.tensor = {64, 64};
 }
 
 } // namespace detail
@@ -162,21 +169,26 @@ struct amoeba_48 : detail::preset_parts<simt::selectable_stack<32>, issue::selec
 /// NVIDIA Quadro GV100 (Volta) as Accel-Sim's tested QV100 configuration and NVIDIA's Volta
 /// whitepaper describe it: 80 SMs at 1132 MHz, each of four sub-cores with its own loose
 /// round-robin scheduler issuing one warp instruction a cycle, one SP of 16 INT and 16 FP32
-/// lanes, a 4-lane SFU and 8 LD/ST units; 64 warps and 32 blocks per SM, 65536 registers,
-/// 96 KB of shared memory in 32 banks (20-cycle accesses), sector coalescing, four warps
-/// fetched a cycle; the memory of qv100_memory() (sectored L1 and L2, HBM2). Timing, in core
-/// cycles (latency / initiation interval): the configuration's integer and FP32 add, multiply
-/// 4 / 2 and multiply-add 5 / 2 (16 lanes take a warp in two cycles; Jia et al., "Dissecting
-/// the NVIDIA Volta GPU Architecture via Microbenchmarking", 2018, measure 4-cycle dependent
-/// FP32 and INT adds), integer divide 145 / 8, FP32 divide 39 / 4, FP64 add, multiply and FMA
-/// 8 / 4, FP64 divide 330 / 130, SFU 20 / 8 (the trace configuration's SASS figure; its PTX
-/// configuration lumps transcendental PTX at 100). 32 GB of HBM2.
+/// lanes, 8 FP64 lanes (the whitepaper's 32 FP64 units per SM), a tensor unit (the
+/// configuration's four per SM; it takes a warp's 32 threads a pass), a 4-lane SFU and 8
+/// LD/ST units; 64 warps and 32 blocks per SM, 65536 registers, up to 96 KB of shared memory
+/// (per kernel, of the 128 KB L1 / shared array) in 32 banks (20-cycle accesses), sector
+/// coalescing, four warps fetched a cycle; the memory of qv100_memory() (sectored L1 and L2, HBM2).
+/// Timing, in core cycles (latency / initiation interval): the configuration's integer and FP32
+/// add, multiply 4 / 2 and multiply-add 5 / 2 (16 lanes take a warp in two cycles; Jia et al.,
+/// "Dissecting the NVIDIA Volta GPU Architecture via Microbenchmarking", 2018, measure 4-cycle
+/// dependent FP32 and INT adds), integer divide 145 / 8, FP32 divide 39 / 4, FP64 add, multiply and
+/// FMA 8 / 4, FP64 divide 330 / 130, tensor (one wmma.mma or mma) 64 / 64, SFU 20 / 8 (the trace
+/// configuration's SASS figure; its PTX configuration lumps transcendental PTX at 100). 32 GB
+/// of HBM2.
 struct volta_qv100 : detail::preset_parts<simt::selectable_stack<32>, issue::selectable,
                                           mem::selectable_coalescer> {
     [[nodiscard]] static gpu_params params() {
         gpu_params p = detail::preset_core(
             {"volta_qv100", 80, 1132, 4, 65536, 98304, 64, 32, 4, 4, 16, 4, 8});
         p.sm.units.sub_cores = 4;
+        p.sm.units.dp_lanes = 8;
+        p.sm.units.tensor_lanes = 32;
         p.sm.fetch_width = 4;
         p.sm.shared_latency = 20;
         p.sm.banks.banks = 32;
@@ -195,6 +207,7 @@ struct volta_qv100 : detail::preset_parts<simt::selectable_stack<32>, issue::sel
         t.dp_mul = {8, 4};
         t.dp_fma = {8, 4};
         t.dp_div = {330, 130};
+        t.tensor = {64, 64};
         t.sfu = {20, 8};
         p.memory = qv100_memory();
         p.device_memory_mb = 32768;
@@ -204,12 +217,13 @@ struct volta_qv100 : detail::preset_parts<simt::selectable_stack<32>, issue::sel
 
 /// NVIDIA GeForce RTX 2060 (Turing) as Accel-Sim's tested RTX 2060 configuration gives it: 30
 /// SMs at 1365 MHz of four sub-cores (one LRR scheduler, 16 INT and 16 FP32 lanes, a 4-lane
-/// SFU and 4 LD/ST units each), 32 warps and 16 blocks per SM, 65536 registers, 64 KB of shared
-/// memory in 32 banks (30-cycle accesses), sector coalescing, four warps fetched a cycle; the
-/// memory of rtx2060_memory() (sectored L1 and L2, 12 GDDR6 channels). Timing (latency /
+/// SFU and 4 LD/ST units each), 32 warps and 16 blocks per SM, 65536 registers, up to 64 KB of
+/// shared memory in 32 banks (30-cycle accesses), sector coalescing, four warps fetched a cycle;
+/// the memory of rtx2060_memory() (sectored L1 and L2, 12 GDDR6 channels). Timing (latency /
 /// initiation interval): integer add, multiply and multiply-add 4 / 2, divide 21 / 2; FP32
 /// add, multiply and multiply-add 4 / 2, divide 39 / 4; FP64 64 / 64 (two FP64 units per SM),
-/// divide 330 / 130; SFU 21 / 8 (its trace configuration's figure, the PTX one's too). 6 GB.
+/// divide 330 / 130; tensor 64 / 64; SFU 21 / 8 (its trace configuration's figure, the PTX
+/// one's too). 6 GB.
 struct turing_rtx2060 : detail::preset_parts<simt::selectable_stack<32>, issue::selectable,
                                              mem::selectable_coalescer> {
     [[nodiscard]] static gpu_params params() {
@@ -227,7 +241,7 @@ struct turing_rtx2060 : detail::preset_parts<simt::selectable_stack<32>, issue::
 /// NVIDIA GeForce RTX 3070 (Ampere) as Accel-Sim's tested RTX 3070 configuration gives it: 46
 /// SMs at 1132 MHz of four sub-cores as turing_rtx2060's, whose FP32 pipelines take a warp
 /// every cycle (initiation interval 1: Ampere's second FP32 datapath), 48 warps and 32 blocks
-/// per SM, 65536 registers, 100 KB of shared memory (29-cycle accesses); the memory of
+/// per SM, 65536 registers, up to 100 KB of shared memory (29-cycle accesses); the memory of
 /// rtx3070_memory() (a 128 KB sectored L1, 4 MB of sectored L2, 16 GDDR6 channels); SFU 20 / 8
 /// (its trace configuration's figure). 8 GB.
 struct ampere_rtx3070 : detail::preset_parts<simt::selectable_stack<32>, issue::selectable,

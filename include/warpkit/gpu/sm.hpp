@@ -150,6 +150,10 @@ public:
           fetch_(p_.ibuffer_depth, p_.fetch_latency) {
         for (auto& w : warps_)
             w.ibuf.reserve(p_.ibuffer_depth);
+        // FP64 and matrix instructions issue to the FP pipelines of an SM without DP or
+        // tensor units, and count as FP instructions there.
+        for (const auto u : {isa::unit_class::dp, isa::unit_class::tensor})
+            fetch_.route(u, execute_.units(0).runs_on(u));
         writeback_.results().reserve(std::size_t{p_.contexts()} * 4);
         if (p_.split.mode != reconfig::split_mode::off)
             stages::check_split<warp_size>(p_, splittable, gates_clusters(), split_type::available);

@@ -132,7 +132,7 @@ struct gpgpusim_unmapped {
     std::string_view reason;
 };
 
-inline constexpr std::array<gpgpusim_unmapped, 10> gpgpusim_unmapped_options{{
+inline constexpr std::array<gpgpusim_unmapped, 13> gpgpusim_unmapped_options{{
     {"gpgpu_cache:il1", "warpkit has no instruction cache (fetch takes sm.fetch_latency)"},
     {"inter_config_file", "the network's topology file is not read (-network_mode picks the "
                           "crossbar)"},
@@ -144,10 +144,16 @@ inline constexpr std::array<gpgpusim_unmapped, 10> gpgpusim_unmapped_options{{
     {"gpgpu_pipeline_widths", "warpkit's SM has no operand-collector stage registers"},
     {"gpgpu_operand_collector*", "warpkit's SM has no operand collector"},
     {"gpgpu_num_sfu_units", "warpkit sizes the SFU in lanes (sm.units.sfu_lanes)"},
-    {"ptx_opcode_*", "warpkit times the INT, FP, FP64 and SFU classes only (no tensor unit)"},
-    {"trace_opcode_*", "warpkit times the INT, FP, FP64 and SFU classes only (no tensor or "
+    {"ptx_opcode_*", "warpkit times the INT, FP, FP64, SFU and tensor classes only"},
+    {"trace_opcode_*", "warpkit times the INT, FP, FP64, SFU and tensor classes only (no "
                        "specialised units)"},
     {"gpgpu_gmem_skip_L1D", "warpkit's global accesses always pass the L1"},
+    {"gpgpu_adaptive_cache_config", "warpkit's per-kernel L1 / shared split is "
+                                    "memory.l1.unified_bytes and shared_options_kb, with "
+                                    "memory.l1.data.cache describing the whole array (set them "
+                                    "with --set; the modern presets have them)"},
+    {"gpgpu_unified_l1d_size", "see -gpgpu_adaptive_cache_config: memory.l1.unified_bytes"},
+    {"gpgpu_shmem_option", "see -gpgpu_adaptive_cache_config: memory.l1.shared_options_kb"},
 }};
 
 /// The reason `name` has no equivalent.
@@ -191,6 +197,8 @@ public:
                 cores_per_cluster_ = whole_value("the cores per cluster");
             if (o.name == "gpgpu_num_sched_per_core")
                 schedulers_ = whole_value("the schedulers");
+            if (o.name == "gpgpu_tensor_core_avail")
+                tensor_avail_ = whole_value("the tensor cores' availability") != 0;
         }
         for (const auto& o : options_) {
             option_ = &o;
@@ -210,6 +218,7 @@ private:
     bool has_clusters_ = false;
     std::uint64_t cores_per_cluster_ = 1;
     std::uint64_t schedulers_ = 0; ///< -gpgpu_num_sched_per_core (0: not in the file)
+    bool tensor_avail_ = true;     ///< -gpgpu_tensor_core_avail (1 unless the file says 0)
 
     /// `value` with each run of blanks and line ends shown as one space.
     [[nodiscard]] static std::string shown(std::string_view value) {
@@ -234,6 +243,9 @@ private:
         if (n == "gpgpu_shader_core_pipeline") return map_pipeline();
         if (n == "gpgpu_num_sched_per_core") return map_schedulers();
         if (n == "gpgpu_sub_core_model") return map_sub_cores();
+        if (n == "gpgpu_num_dp_units") return map_units("dp_lanes", 16, true);
+        if (n == "gpgpu_num_tensor_core_units") return map_units("tensor_lanes", 32, tensor_avail_);
+        if (n == "gpgpu_tensor_core_avail") return map_tensor_avail();
         if (n == "gpgpu_scheduler") return map_scheduler_policy();
         if (n == "gpgpu_cache:dl1") return map_cache("memory.l1.data", true);
         if (n == "gpgpu_const_cache:l1") return map_cache("memory.l1.constant", true);
@@ -352,6 +364,21 @@ private:
                               "sm.units.sub_cores stays the preset's");
         set("sm.units.sub_cores", schedulers_);
         row_.note = "one sub-core per scheduler (-gpgpu_num_sched_per_core)";
+    }
+    // -gpgpu_num_dp_units / -gpgpu_num_tensor_core_units N: GPGPU-Sim's DP and tensor units
+    // are warp-wide pipelines; warpkit gives each sub-core one cluster of `lanes` lanes (a DP
+    // unit as wide as an SP's 16 lanes, a tensor unit taking a warp's 32 threads a pass), or
+    // none for N = 0 (their instructions then run on the FP clusters).
+    void map_units(std::string_view key, std::uint32_t lanes, bool available) {
+        const std::uint64_t n = whole_value("the units");
+        set("sm.units." + std::string(key), n > 0 && available ? lanes : 0);
+        if (n > 0 && !available)
+            row_.note = "-gpgpu_tensor_core_avail 0: no tensor cores";
+        else if (n > 0)
+            row_.note = "one cluster per sub-core";
+    }
+    void map_tensor_avail() {
+        if (whole_value("the tensor cores' availability") == 0) set("sm.units.tensor_lanes", 0);
     }
     void map_scheduler_policy() {
         const auto f = gpgpusim_split(whole_field(), ':');
@@ -549,18 +576,22 @@ private:
     }
     // GPGPU-Sim's PTX timing, -ptx_opcode_latency_<unit> and -ptx_opcode_initiation_<unit>:
     // ADD,MAX,MUL,MAD,DIV[,SHFL] for int, ADD,MAX,MUL,MAD,DIV for fp and dp, one value for
-    // sfu, onto warpkit's op classes (MAX and SHFL have none of their own). False for a unit
-    // warpkit has no class for (the tensor unit).
+    // sfu and for the tensor unit (its latency option is spelt "tesnor"), onto warpkit's op
+    // classes (MAX and SHFL have none of their own). False for another unit.
     bool map_ptx_opcode() {
         const std::string_view n = option_->name;
         const bool latency = n.starts_with("ptx_opcode_latency_");
         const std::string_view unit = n.substr(latency ? 19 : 22);
         const std::string field = latency ? ".latency" : ".initiation_interval";
         const auto f = gpgpusim_split(whole_field(), ',');
-        if (unit == "sfu") {
+        if (unit == "sfu" || unit == "tensor" || unit == "tesnor") {
+            const bool sfu = unit == "sfu";
             if (f.size() != 1)
-                fail(0, "expected one number for the SFU, got " + gpgpusim_quoted(option_->value));
-            set("sm.units.timing.sfu" + field, whole(f[0], "the SFU's value"));
+                fail(0, std::string("expected one number for the ") +
+                            (sfu ? "SFU" : "tensor unit") + ", got " +
+                            gpgpusim_quoted(option_->value));
+            set(std::string("sm.units.timing.") + (sfu ? "sfu" : "tensor") + field,
+                whole(f[0], sfu ? "the SFU's value" : "the tensor unit's value"));
             return true;
         }
         std::array<const char*, 5> classes{}; // ADD, MAX, MUL, MAD, DIV
@@ -585,7 +616,7 @@ private:
         return true;
     }
     // Accel-Sim's trace-mode timing, -trace_opcode_latency_initiation_<unit> L,I: every INT,
-    // FP32 (sp), FP64 (dp) or SFU opcode of the traces. False for the other units.
+    // FP32 (sp), FP64 (dp), SFU or tensor opcode of the traces. False for the other units.
     bool map_trace_opcode() {
         constexpr std::string_view prefix = "trace_opcode_latency_initiation_";
         const std::string_view unit = std::string_view(option_->name).substr(prefix.size());
@@ -598,6 +629,8 @@ private:
             classes = {"dp_add", "dp_mul", "dp_fma"};
         else if (unit == "sfu")
             classes = {"sfu", nullptr, nullptr};
+        else if (unit == "tensor")
+            classes = {"tensor", nullptr, nullptr};
         else
             return false;
         const auto f = gpgpusim_split(whole_field(), ',');

@@ -69,6 +69,7 @@ enum class latency_class : std::uint8_t {
     dp_mul,
     dp_fma,
     dp_div,
+    tensor, ///< a warp-wide matrix multiply-accumulate (PTX wmma.mma / mma, SASS HMMA...)
 };
 
 /// Static facts about one opcode.
@@ -199,8 +200,8 @@ static_assert(table_in_enum_order(), "opcode_table rows must follow the opcode e
 
 template <>
 struct warpkit::enum_names<warpkit::isa::latency_class> {
-    static constexpr std::array<std::string_view, 20> names = {
+    static constexpr std::array<std::string_view, 21> names = {
         "int_alu",     "int_mul",    "int_mad",   "fp_add",     "fp_mul", "fp_mad", "sfu",
         "special_reg", "shared_mem", "const_mem", "global_mem", "atomic", "branch", "none",
-        "int_div",     "fp_div",     "dp_add",    "dp_mul",     "dp_fma", "dp_div"};
+        "int_div",     "fp_div",     "dp_add",    "dp_mul",     "dp_fma", "dp_div", "tensor"};
 };

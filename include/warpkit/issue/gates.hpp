@@ -130,14 +130,17 @@ public:
     [[nodiscard]] isa::unit_class high_priority() const noexcept { return high_; }
     /// The type with the lowest priority (the other of int_alu and fp).
     [[nodiscard]] isa::unit_class low_priority() const noexcept { return other(high_); }
-    /// The issue order of the unit classes: highest, LDST, SFU, BRANCH, CTRL, lowest.
-    /// (The paper's 2-bit type has no branch/ctrl class; they use neither INT nor FP units,
-    /// so they take the middle, keeping INT and FP at the two ends.)
+    /// The issue order of the unit classes: highest, LDST, SFU, DP, TENSOR, BRANCH, CTRL,
+    /// lowest. (The paper's 2-bit type has no DP, tensor, branch or control class; they use
+    /// neither INT nor FP units, so they take the middle, keeping INT and FP at the two ends.
+    /// An SM without DP or tensor units issues those instructions as FP ones.)
     [[nodiscard]] std::array<isa::unit_class, isa::unit_class_count>
     priority_order() const noexcept {
         return {high_,
                 isa::unit_class::ldst,
                 isa::unit_class::sfu,
+                isa::unit_class::dp,
+                isa::unit_class::tensor,
                 isa::unit_class::branch,
                 isa::unit_class::ctrl,
                 other(high_)};

@@ -33,6 +33,8 @@ void count_instruction(sm_activity& a, isa::unit_class unit, lane_mask<N> active
         a.int_lanes += lanes;
         break;
     case isa::unit_class::fp:
+    case isa::unit_class::dp:     // no FP64 datapath of its own in the power model
+    case isa::unit_class::tensor: // nor a tensor datapath: both count as FP
         ++a.fp_ops;
         a.fp_lanes += lanes;
         break;

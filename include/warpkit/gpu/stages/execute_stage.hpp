@@ -84,6 +84,8 @@ public:
         case isa::unit_class::int_alu:
         case isa::unit_class::fp:
         case isa::unit_class::sfu:
+        case isa::unit_class::dp:
+        case isa::unit_class::tensor:
             return units(h).find_free(op_class_of(si), k).has_value();
         case isa::unit_class::ldst:
             return ldst_free(ldst, h, now, k) && ldst.can_take(si);
@@ -106,7 +108,10 @@ public:
     void execute(std::uint32_t s, const isa::static_inst& si, warp_context& w, std::uint32_t passes,
                  const execute_context<Source, Sharing, Ldst, Scoreboard, Results>& ctx) {
         const auto d = ctx.source.execute(s, ctx.site);
-        if (d.si.opcode != si.opcode || d.si.unit != si.unit || d.si.mop != si.mop)
+        // (The fetch stage decoded `si` onto the unit class that runs it here: dp and tensor
+        // instructions become fp ones on an SM without DP or tensor units.)
+        if (d.si.opcode != si.opcode || units(w.half).runs_on(d.si.unit) != si.unit ||
+            d.si.mop != si.mop)
             throw_mismatch_(s, si, d.si, d.pc, ctx.site);
         auto& counts = ctx.counts;
         ++counts.warp_instructions;
@@ -121,6 +126,8 @@ public:
         case isa::unit_class::int_alu:
         case isa::unit_class::fp:
         case isa::unit_class::sfu:
+        case isa::unit_class::dp:
+        case isa::unit_class::tensor:
             (void)units(w.half).issue(op_class_of(si), payload_type{s, writes}, d.active, passes,
                                       w.sub_core);
             break;

@@ -4,10 +4,14 @@
 /// fill their warp's instruction buffer with what the instruction source decodes next, then
 /// up to `width` new fetches start, round robin over the warps with room in their buffers
 /// (none past a branch, barrier or exit still buffered: the warp's next pc is not known).
+/// Decoding puts each instruction on the unit class that executes it on this SM (route():
+/// FP64 and matrix instructions go to the FP pipelines of an SM without DP or tensor units).
 
 #include <warpkit/core/error.hpp>
 #include <warpkit/gpu/stages/warp_context.hpp>
+#include <warpkit/isa/unit_class.hpp>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -20,7 +24,13 @@ class fetch_stage {
 public:
     /// Buffers of `ibuffer_depth` instructions filled `latency` cycles after a fetch starts.
     fetch_stage(std::uint32_t ibuffer_depth, std::uint32_t latency) noexcept
-        : depth_(ibuffer_depth), latency_(latency) {}
+        : depth_(ibuffer_depth), latency_(latency) {
+        for (std::size_t u = 0; u < isa::unit_class_count; ++u)
+            route_[u] = static_cast<isa::unit_class>(u);
+    }
+
+    /// Instructions of unit class `u` are decoded as `to`'s (the class whose units run them).
+    void route(isa::unit_class u, isa::unit_class to) noexcept { route_[isa::index(u)] = to; }
 
     /// One cycle at `now` over `warps` (indexed by slot) whose instructions `source` decodes
     /// (peek and at_barrier); starts at most `width` fetches. Returns the fetches started.
@@ -111,7 +121,9 @@ private:
             while (w.ibuf.size() < depth_) {
                 const auto* si = source.peek(f.slot, w.ibuf.size());
                 if (si == nullptr) break;
-                w.ibuf.push_back(*si);
+                isa::static_inst decoded = *si;
+                decoded.unit = route_[isa::index(si->unit)];
+                w.ibuf.push_back(decoded);
             }
         }
         if (head_ == in_flight_.size()) {
@@ -126,6 +138,7 @@ private:
 
     std::uint32_t depth_;
     std::uint32_t latency_;
+    std::array<isa::unit_class, isa::unit_class_count> route_{};
     std::uint32_t next_ = 0;
     std::vector<fetch_in_flight> in_flight_; // from in_flight_[head_] on, oldest first
     std::size_t head_ = 0;

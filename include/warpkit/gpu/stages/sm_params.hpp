@@ -146,13 +146,14 @@ struct sm_stats {
         return exec::op_class::fp_mul;
     case L::fp_mad:
         return exec::op_class::fp_mad;
-    // Divides and double precision have pipelines of their own (PTX kernels use them).
+    // Divides, double precision and matrix instructions have timings of their own.
     case L::int_div:
     case L::fp_div:
     case L::dp_add:
     case L::dp_mul:
     case L::dp_fma:
     case L::dp_div:
+    case L::tensor:
         return exec::op_class_of(s.latency, s.unit);
     case L::sfu:
         return exec::op_class::sfu;

@@ -57,9 +57,7 @@ timing_class(const prepared_inst& p) noexcept {
         return {U::ldst, p.addr.sp == space::shared ? L::shared_mem : L::global_mem};
     case op::wmma_mma:
     case op::mma:
-        // The FP unit with the double-precision FMA latency, as the trace source times HMMA:
-        // the presets have no tensor unit class yet (the modern presets will bring one).
-        return {U::fp, L::dp_fma};
+        return {U::tensor, L::tensor};
     case op::bra:
         return {U::branch, L::branch};
     case op::exit:
@@ -78,21 +76,21 @@ timing_class(const prepared_inst& p) noexcept {
     case op::rcp:
     case op::sqrt:
         if (in.approx && !dbl) return {U::sfu, L::sfu};
-        return dbl ? std::pair{U::fp, L::dp_div} : std::pair{U::fp, L::fp_div};
+        return dbl ? std::pair{U::dp, L::dp_div} : std::pair{U::fp, L::fp_div};
     case op::div:
         if (!fl) return {U::int_alu, L::int_div};
         if (in.approx && !dbl) return {U::sfu, L::sfu};
-        return dbl ? std::pair{U::fp, L::dp_div} : std::pair{U::fp, L::fp_div};
+        return dbl ? std::pair{U::dp, L::dp_div} : std::pair{U::fp, L::fp_div};
     case op::rem:
         return {U::int_alu, L::int_div};
     case op::mul:
-        if (fl) return dbl ? std::pair{U::fp, L::dp_mul} : std::pair{U::fp, L::fp_mul};
+        if (fl) return dbl ? std::pair{U::dp, L::dp_mul} : std::pair{U::fp, L::fp_mul};
         return {U::int_alu, L::int_mul};
     case op::mul24:
         return {U::int_alu, L::int_mul};
     case op::mad:
     case op::fma:
-        if (fl) return dbl ? std::pair{U::fp, L::dp_fma} : std::pair{U::fp, L::fp_mad};
+        if (fl) return dbl ? std::pair{U::dp, L::dp_fma} : std::pair{U::fp, L::fp_mad};
         return {U::int_alu, L::int_mad};
     case op::madc:
     case op::mad24:
@@ -110,7 +108,7 @@ timing_class(const prepared_inst& p) noexcept {
     case op::copysign:
     case op::testp:
     case op::cvt:
-        if (fl) return dbl ? std::pair{U::fp, L::dp_add} : std::pair{U::fp, L::fp_add};
+        if (fl) return dbl ? std::pair{U::dp, L::dp_add} : std::pair{U::fp, L::fp_add};
         return {U::int_alu, L::int_alu};
     default:
         return {U::int_alu, L::int_alu};
