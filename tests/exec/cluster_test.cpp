@@ -250,3 +250,43 @@ TEST_CASE("law: reset_stats restarts a cluster's counters (its pipeline's includ
     };
     reset_law::check([] { return twin{}; }, step, 400, 600);
 }
+
+TEST_CASE("skip_idle(n) counts what n ticks of empty pipelines count, powered or not") {
+    exec::units_params p;
+    p.sub_cores = 2;
+    p.sp_count = 2;
+    exec::execution_units<int> ticked(p);
+    exec::execution_units<int> skipped(p);
+    // Some work first, drained, so that the counters and clocks start from something.
+    for (auto* u : {&ticked, &skipped}) {
+        REQUIRE(u->issue(op_class::fp_mad, 1, warp_mask::full()).has_value());
+        for (int c = 0; c < 40; ++c) {
+            u->tick();
+            for (std::size_t i = 0; i < u->size(); ++i)
+                while ((*u)[i].ready())
+                    (*u)[i].pop();
+        }
+        (*u)[u->sfu_cluster(1)].set_powered(false);
+        REQUIRE(u->busy_mask() == 0);
+    }
+    for (int c = 0; c < 123; ++c)
+        ticked.tick();
+    skipped.skip_idle(123);
+    for (std::size_t i = 0; i < ticked.size(); ++i) {
+        CAPTURE(ticked.name(i));
+        CHECK(warpkit::stats_to_json(ticked[i].stats()) ==
+              warpkit::stats_to_json(skipped[i].stats()));
+    }
+    CHECK(skipped[skipped.sfu_cluster(1)].stats().powered_off_cycles == 123);
+    CHECK(skipped[0].stats().pipeline.cycles == 163); // SP0's INT cluster: never used
+    CHECK(skipped[0].stats().pipeline.idle_cycles == 163);
+    // The clocks moved alike: an FP MAD issued now is ready after its 5 cycles on both.
+    for (auto* u : {&ticked, &skipped}) {
+        REQUIRE(u->issue(op_class::fp_mad, 2, warp_mask::full()) == u->fp_cluster(0));
+        for (int c = 0; c < 4; ++c)
+            u->tick();
+        CHECK_FALSE((*u)[u->fp_cluster(0)].ready());
+        u->tick();
+        CHECK((*u)[u->fp_cluster(0)].ready());
+    }
+}

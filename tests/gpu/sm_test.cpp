@@ -180,7 +180,9 @@ TEST_CASE("DP and tensor units: FP64 and matrix instructions leave the FP pipeli
     gpu::sm_params p;
     p.units.sp_count = 1;
     p.ibuffer_depth = 4;
-    for (const auto& [unit, latency] : {std::pair{U::dp, L::dp_fma}, {U::tensor, L::tensor}}) {
+    for (const auto& kind : {std::pair{U::dp, L::dp_fma}, {U::tensor, L::tensor}}) {
+        const U unit = kind.first;
+        const L latency = kind.second;
         CAPTURE(isa::short_name(unit));
         const std::vector<std::vector<isa::static_inst>> code{
             {test::op(unit, latency, 1, {}), fma(2), fma(3), exit_inst()}};

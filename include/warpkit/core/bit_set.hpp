@@ -46,6 +46,13 @@ public:
         words_[i / 64] |= std::uint64_t{1} << (i % 64);
         return *this;
     }
+    /// Adds `i` (< Bits) when `member`, without a branch on it (for flags that change from
+    /// call to call, where a branch would mispredict).
+    constexpr bit_set& set_if(std::size_t i, bool member) {
+        WARPKIT_EXPECTS(i < Bits);
+        words_[i / 64] |= std::uint64_t{member} << (i % 64);
+        return *this;
+    }
     /// Removes `i` (< Bits).
     constexpr bit_set& reset(std::size_t i) {
         WARPKIT_EXPECTS(i < Bits);

@@ -18,6 +18,7 @@
 #include <warpkit/exec/unit_cluster.hpp>
 #include <warpkit/isa/unit_class.hpp>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -96,6 +97,12 @@ public:
         for (std::uint32_t k = 0; k < tensor_clusters_(); ++k)
             clusters_.emplace_back(
                 cluster_params{isa::unit_class::tensor, p_.tensor_lanes, p_.timing});
+        for (std::size_t o = 0; o < op_class_count; ++o)
+            for (std::uint32_t k = 0; k < p_.sub_cores; ++k) {
+                const auto [first, count] = clusters_of(unit_of(static_cast<op_class>(o)), k);
+                ranges_[o][k] = {static_cast<std::uint8_t>(first),
+                                 static_cast<std::uint8_t>(first + count)};
+            }
     }
 
     /// Number of clusters (2 x sp_count + 2 x sub_cores, plus sub_cores for DP and for tensor
@@ -209,8 +216,8 @@ public:
     /// if any.
     [[nodiscard]] std::optional<std::size_t> find_free(op_class o,
                                                        std::uint32_t k = 0) const noexcept {
-        const auto [first, count] = clusters_of(unit_of(o), k);
-        for (std::size_t i = first; i < first + count; ++i)
+        const auto [first, end] = ranges_[index(o)][k < p_.sub_cores ? k : k % p_.sub_cores];
+        for (std::size_t i = first; i < end; ++i)
             if (clusters_[i].can_issue(o)) return i;
         return std::nullopt;
     }
@@ -233,6 +240,11 @@ public:
         return m;
     }
 
+    /// `n` cycles at once of clusters whose pipelines are all empty (what n tick()s do then).
+    void skip_idle(std::uint64_t n) noexcept {
+        for (auto& c : clusters_)
+            c.skip_idle(n);
+    }
     /// Ends the current cycle for every cluster; true when any pipeline held an instruction.
     bool tick() noexcept {
         bool busy = false;
@@ -253,6 +265,9 @@ private:
 
     units_params p_;
     std::vector<cluster_type> clusters_;
+    // clusters_of(unit_of(o), k) for each class and sub-core, as [first, end) (find_free runs
+    // for every waiting warp every cycle).
+    std::array<std::array<std::pair<std::uint8_t, std::uint8_t>, 8>, op_class_count> ranges_{};
 };
 
 } // namespace warpkit::exec

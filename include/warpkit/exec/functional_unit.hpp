@@ -119,6 +119,16 @@ public:
         return next_issue_ > now_ ? next_issue_ - now_ : 0;
     }
 
+    /// `n` cycles of an empty pipeline at once: what n tick()s do when nothing is in flight
+    /// and no result waits (the pipeline must be empty).
+    void skip_idle(std::uint64_t n) noexcept {
+        WARPKIT_EXPECTS(in_flight_ == 0);
+        stats_.cycles += n;
+        stats_.idle_cycles += n;
+        now_ += n;
+        if (n > 0) issued_now_ = false;
+    }
+
     /// Ends the current cycle: counts it busy or idle and moves finished results out. Returns
     /// whether the pipeline held an instruction this cycle (false: idle, nothing changed but
     /// the clock).

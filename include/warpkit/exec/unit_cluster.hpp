@@ -130,6 +130,11 @@ public:
             power_off();
     }
 
+    /// `n` cycles of an empty pipeline at once (functional_unit::skip_idle).
+    void skip_idle(std::uint64_t n) noexcept {
+        if (!powered_) stats_.powered_off_cycles += n;
+        unit_.skip_idle(n);
+    }
     /// Ends the current cycle; true when the pipeline held an instruction.
     bool tick() noexcept {
         if (!powered_) ++stats_.powered_off_cycles;

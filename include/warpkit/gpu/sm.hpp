@@ -486,8 +486,13 @@ private:
     void writeback_step_() {
         sharing_.retire_delayed(now_);
         auto release = release_fn_();
-        writeback_.tick({&execute_.units(0), &execute_.units(1)}, now_, release,
-                        [&](std::uint32_t entry) { ldst_.port().data_return(entry, release); });
+        const auto data_return = [&](std::uint32_t entry) {
+            ldst_.port().data_return(entry, release);
+        };
+        if (execute_.second_used())
+            writeback_.tick({&execute_.units(0), &execute_.units(1)}, now_, release, data_return);
+        else
+            writeback_.tick({&execute_.units(0)}, now_, release, data_return);
         if (ldst_.port().uses_hierarchy()) ldst_.port().drain_fills(release);
     }
 

@@ -97,8 +97,10 @@ public:
             if (out.size() >= width) break;
             if (blocked_.test(u) || rdy_[isa::index(u)] == 0) continue;
             std::size_t n = 0;
-            for (const auto& v : views)
-                if (v.unit == u && issuable(v)) subset_[n++] = v;
+            for (const auto& v : views) { // copy each, keep those of type u: no branch
+                subset_[n] = v;
+                n += static_cast<std::size_t>((v.unit == u) & issuable(v));
+            }
             out.append(
                 inner_.select(std::span<const warp_view>(subset_.data(), n), width - out.size()));
         }
@@ -179,11 +181,31 @@ private:
     void count(std::span<const warp_view> views) noexcept {
         actv_ = {};
         rdy_ = {};
-        for (const auto& v : views) {
-            // A warp waiting at a barrier has no instruction heading for a unit.
-            if (v.finished || !v.valid || v.at_barrier) continue;
-            ++actv_[isa::index(v.unit)];
-            if (v.ready) ++rdy_[isa::index(v.unit)];
+        // A warp waiting at a barrier has no instruction heading for a unit.
+        const auto live = [](const warp_view& v) {
+            return static_cast<unsigned>(!v.finished & v.valid & !v.at_barrier);
+        };
+        if constexpr (max_warps < 256 && isa::unit_class_count <= 8) {
+            // Eight 8-bit counters in a word each (at most 255 views): no branch on the
+            // views' flags and no counter kept in memory from one view to the next.
+            std::uint64_t actv = 0;
+            std::uint64_t rdy = 0;
+            for (const auto& v : views) {
+                const unsigned shift = 8 * static_cast<unsigned>(isa::index(v.unit));
+                const std::uint64_t a = live(v);
+                actv += a << shift;
+                rdy += (a & static_cast<unsigned>(v.ready)) << shift;
+            }
+            for (std::size_t u = 0; u < isa::unit_class_count; ++u) {
+                actv_[u] = static_cast<std::uint32_t>((actv >> (8 * u)) & 0xff);
+                rdy_[u] = static_cast<std::uint32_t>((rdy >> (8 * u)) & 0xff);
+            }
+        } else {
+            for (const auto& v : views) {
+                const unsigned a = live(v);
+                actv_[isa::index(v.unit)] += a;
+                rdy_[isa::index(v.unit)] += a & static_cast<unsigned>(v.ready);
+            }
         }
     }
 

@@ -11,6 +11,7 @@
 #include <warpkit/issue/scheduler_stats.hpp>
 #include <warpkit/issue/warp_view.hpp>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -50,28 +51,34 @@ public:
         WARPKIT_EXPECTS(views.size() <= max_warps);
         width_ = width;
         issue_list out;
-        warp_set<MaxWarps> taken;
+        if (width == 0) return out;
+        // One pass, with few branches on the views' flags (they change from cycle to cycle, so
+        // a branch on them mispredicts): the greedy warp aside, the `width` oldest issuable
+        // warps are kept sorted by (age, id) (width <= max_issue_width: insertion beats
+        // sorting). A view that cannot compete gets the key of the empty entries, which no
+        // key beats. Duplicate ids (fewer distinct ids than views) are refused after the
+        // pass (a test per view would chain each view's check to the previous one's set).
         warp_set<MaxWarps> seen;
+        const warp_view* greedy = nullptr;
+        std::array<key, max_issue_width> best;
+        best.fill(key{});
         for (const auto& v : views) {
-            WARPKIT_EXPECTS(!seen.test(v.id)); // also refuses ids >= max_warps, through set()
-            seen.set(v.id);
-            if (has_greedy_ && v.id == greedy_ && issuable(v) && width > 0) {
-                out.push(v.id, v.unit);
-                taken.set(v.id);
-            }
+            seen.set(v.id); // refuses ids >= max_warps
+            const bool ok = issuable(v);
+            const bool is_greedy = has_greedy_ & (v.id == greedy_);
+            greedy = (ok & is_greedy) ? &v : greedy;
+            const bool competes = ok & !is_greedy;
+            const key k{competes ? v.age : key{}.age, competes ? v.id : key{}.id, &v};
+            if (!(k < best[width - 1])) continue;
+            std::size_t i = width - 1;
+            for (; i > 0 && k < best[i - 1]; --i)
+                best[i] = best[i - 1];
+            best[i] = k;
         }
-        // Width is tiny (<= max_issue_width): one pass per slot beats sorting the views.
-        while (out.size() < width) {
-            const warp_view* best = nullptr;
-            for (const auto& v : views) {
-                if (!issuable(v) || taken.test(v.id)) continue;
-                if (best == nullptr || v.age < best->age || (v.age == best->age && v.id < best->id))
-                    best = &v;
-            }
-            if (best == nullptr) break;
-            out.push(best->id, best->unit);
-            taken.set(best->id);
-        }
+        WARPKIT_EXPECTS(seen.count() == views.size()); // no id twice
+        if (greedy != nullptr) out.push(greedy->id, greedy->unit);
+        for (std::size_t i = 0; i < width && out.size() < width && best[i].view != nullptr; ++i)
+            out.push(best[i].view->id, best[i].view->unit);
         return out;
     }
 
@@ -93,6 +100,16 @@ public:
     [[nodiscard]] warp_id greedy() const noexcept { return greedy_; }
 
 private:
+    // A candidate's order (age, then id); the default is an empty entry, after every warp.
+    struct key {
+        std::uint64_t age = ~std::uint64_t{0};
+        std::uint32_t id = ~std::uint32_t{0};
+        const warp_view* view = nullptr;
+        [[nodiscard]] bool operator<(const key& o) const noexcept {
+            return age < o.age || (age == o.age && id < o.id);
+        }
+    };
+
     warp_id greedy_ = 0;
     bool has_greedy_ = false;
     std::size_t width_ = 0;

@@ -76,8 +76,10 @@ public:
         WARPKIT_EXPECTS(width <= max_issue_width);
         update_sets(views);
         std::size_t n = 0;
-        for (const auto& v : views)
-            if (active_.test(v.id)) active_views_[n++] = v;
+        for (const auto& v : views) { // copy each, keep the active ones: no branch
+            active_views_[n] = v;
+            n += static_cast<std::size_t>(active_.test(v.id));
+        }
         return inner_.select(std::span<const warp_view>(active_views_.data(), n), width);
     }
 
@@ -127,8 +129,7 @@ private:
         // that started waiting go to the tail of the pending FIFO.
         for (std::size_t i = 0; i < views.size(); ++i) {
             const warp_view& v = views[i];
-            WARPKIT_EXPECTS(!seen.test(v.id)); // also refuses ids >= max_warps, through set()
-            seen.set(v.id);
+            seen.set(v.id); // refuses ids >= max_warps; duplicates are checked after the pass
             pos[v.id] = static_cast<typename decltype(pos)::value_type>(i);
             if (v.finished) continue;
             alive.set(v.id);
@@ -142,6 +143,7 @@ private:
                 ++stats_.demotions;
             }
         }
+        WARPKIT_EXPECTS(seen.count() == views.size()); // no id twice
 
         // Finished warps and warps no longer offered leave both sets.
         if (!active_.subset_of(alive)) {

@@ -276,20 +276,20 @@ private:
         const std::uint64_t group = p_.map.bank_groups > 1 ? group_next_col_[group_of(bank)] : 0;
         return std::max({same, turn, group});
     }
-    // First cycle `c` may issue for `e` as things stand; never while the responses waiting
+    // First cycle `c` may issue to bank `bank` as things stand; never while the responses waiting
     // to be popped fill the in-flight buffer or a due refresh holds the bank.
-    [[nodiscard]] std::uint64_t ready_at(dram_command c, const entry& e) const noexcept {
-        const bank_state& b = banks_[e.bank];
+    [[nodiscard]] std::uint64_t ready_at(dram_command c, std::uint32_t bank) const noexcept {
+        const bank_state& b = banks_[bank];
         switch (c) {
         case dram_command::activate:
-            if (refresh_holds(e.bank)) return never;
+            if (refresh_holds(bank)) return never;
             return std::max({b.next_act, chan_next_act_, faw_ready()});
         case dram_command::precharge:
             return b.next_pre;
         case dram_command::read:
         case dram_command::write:
-            if (!inflight_.can_push() || refresh_holds(e.bank)) return never;
-            return std::max(b.next_col, column_spacing(c == dram_command::write, e.bank));
+            if (!inflight_.can_push() || refresh_holds(bank)) return never;
+            return std::max(b.next_col, column_spacing(c == dram_command::write, bank));
         }
         return never;
     }
@@ -327,12 +327,25 @@ private:
     std::optional<dram_command> issue_pass(command_bus only) {
         choose_direction();
         cands_.clear();
+        // The entries of one bank needing one command wait for the same cycle: ready_at is
+        // computed once per pass for each bank and command some entry needs.
+        ++pass_;
         std::uint64_t soonest = never;
         for (const entry& e : queue_) {
             dram_candidate c;
             if (eligible(e)) {
                 c.next = next_command(e);
-                const std::uint64_t at = ready_at(c.next, e);
+                bank_times& bt = times_[e.bank];
+                if (bt.pass != pass_) {
+                    bt.pass = pass_;
+                    bt.known = 0;
+                }
+                const auto ci = static_cast<unsigned>(c.next);
+                if ((bt.known & (1U << ci)) == 0) {
+                    bt.known |= 1U << ci;
+                    bt.at[ci] = ready_at(c.next, e.bank);
+                }
+                const std::uint64_t at = bt.at[ci];
                 c.ready = at <= now_ && (only == command_bus::any ||
                                          is_column(c.next) == (only == command_bus::column));
                 if (at > now_) soonest = std::min(soonest, at);
@@ -479,6 +492,13 @@ private:
     std::vector<bank_state> banks_;
     std::vector<std::uint64_t> group_next_col_; // tCCDL per bank group
     std::vector<std::uint8_t> bank_hit_ = std::vector<std::uint8_t>(banks_.size());
+    struct bank_times {
+        std::uint64_t pass = 0;
+        unsigned known = 0;                // bit c: at[c] holds ready_at(c) of this pass
+        std::array<std::uint64_t, 4> at{}; // ready_at by dram_command
+    };
+    std::vector<bank_times> times_ = std::vector<bank_times>(banks_.size());
+    std::uint64_t pass_ = 0;
     std::vector<entry> queue_;
     std::vector<dram_candidate> cands_;
     fifo<dram_response> inflight_;

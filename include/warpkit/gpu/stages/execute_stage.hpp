@@ -50,22 +50,33 @@ public:
     explicit execute_stage(const exec::units_params& p) : units_(p), second_(p) {}
 
     /// The units of half `h` (the whole SM's while fused).
-    [[nodiscard]] units_type& units(std::uint32_t h) noexcept { return h == 0 ? units_ : second_; }
-    [[nodiscard]] const units_type& units(std::uint32_t h) const noexcept {
-        return h == 0 ? units_ : second_;
+    [[nodiscard]] units_type& units(std::uint32_t h) noexcept {
+        if (h == 0) return units_;
+        second_used_ = true; // ticked every cycle from now on
+        return second();
     }
+    [[nodiscard]] const units_type& units(std::uint32_t h) const noexcept {
+        return h == 0 ? units_ : second();
+    }
+    /// True once the second half's units have been asked for (a split SM); until then only
+    /// the first half's pipelines can hold instructions.
+    [[nodiscard]] bool second_used() const noexcept { return second_used_; }
     /// True when no pipeline of either half holds an instruction.
     [[nodiscard]] bool idle() const noexcept {
-        return units_.busy_mask() == 0 && second_.busy_mask() == 0;
+        return units_.busy_mask() == 0 && (!second_used_ || second_.busy_mask() == 0);
     }
-    /// Advances every pipeline one cycle.
+    /// Advances every pipeline one cycle. The second half's units, empty until an SM first
+    /// splits, count their idle cycles in one step when next looked at.
     void tick() {
         units_.tick();
-        second_.tick();
+        if (second_used_)
+            second_.tick();
+        else
+            ++second_lag_;
     }
     void reset_stats() {
         units_.reset_stats();
-        second_.reset_stats();
+        second().reset_stats();
     }
 
     /// True when sub-core `k`'s LD/ST cluster of half `h` and `ldst` (the memory stage all
@@ -161,7 +172,18 @@ private:
     }
 
     units_type units_;
-    units_type second_; // a split SM's SM1 datapath
+    // The second half's units with the idle cycles they have not counted yet.
+    units_type& second() const noexcept {
+        if (second_lag_ > 0) {
+            second_.skip_idle(second_lag_);
+            second_lag_ = 0;
+        }
+        return second_;
+    }
+
+    mutable units_type second_;            // a split SM's SM1 datapath
+    mutable std::uint64_t second_lag_ = 0; // cycles second_ has not ticked (all idle)
+    bool second_used_ = false;
 };
 
 } // namespace warpkit::gpu::stages
