@@ -1273,12 +1273,14 @@ cudaError_t runtime::occupancy(int* blocks, const void* host_fun, int block_size
     if (const cudaError_t e = function_attributes(&a, host_fun); e != cudaSuccess) return e;
     const auto& g = dev_.params();
     const std::uint32_t warps = (static_cast<std::uint32_t>(block_size) + 31) / 32;
-    std::uint64_t n = std::min(g.sm.block_slots, g.sm.warp_slots / std::max(warps, 1U));
+    // What gpu::run holds an SM to: the same limits and footprint.
+    const gpu::sm_limits lim{g.sm.block_slots, g.sm.warp_slots, g.registers, g.shared_bytes};
     const std::uint64_t regs = std::uint64_t{static_cast<std::uint32_t>(a.numRegs)} * warps * 32;
-    if (regs > 0) n = std::min<std::uint64_t>(n, g.registers / regs);
-    const std::uint64_t shared = a.sharedSizeBytes + dynamic_shared;
-    if (shared > 0) n = std::min<std::uint64_t>(n, g.shared_bytes / shared);
-    *blocks = static_cast<int>(n);
+    const std::uint64_t shared = std::uint64_t{a.sharedSizeBytes} + dynamic_shared;
+    constexpr std::uint64_t most = ~std::uint32_t{0};
+    const gpu::block_footprint fp{warps, static_cast<std::uint32_t>(std::min(regs, most)),
+                                  static_cast<std::uint32_t>(std::min(shared, most))};
+    *blocks = static_cast<int>(gpu::blocks_per_sm(lim, fp));
     return cudaSuccess;
 }
 

@@ -40,6 +40,27 @@ TEST_CASE("the tightest per-SM limit decides how many blocks are resident") {
     CHECK(!d.done());
 }
 
+TEST_CASE("blocks_per_sm: the least of what each limit leaves room for, as the dispatcher places") {
+    const sm_limits gtx480{};
+    // The case above: warps 6, registers 6, shared 4.
+    CHECK(warpkit::gpu::blocks_per_sm(gtx480, block_footprint{8, 256 * 20, 12 * 1024}) == 4);
+    // No shared memory, 49 registers x 256 threads: 32768 / 12544 = 2.6 -> 2.
+    CHECK(warpkit::gpu::blocks_per_sm(gtx480, block_footprint{8, 256 * 49, 0}) == 2);
+    // One-warp blocks, nothing else: the 8 block slots.
+    CHECK(warpkit::gpu::blocks_per_sm(gtx480, block_footprint{1, 0, 0}) == 8);
+    // 32-warp blocks: 48 / 32 -> 1; a block over any limit: 0.
+    CHECK(warpkit::gpu::blocks_per_sm(gtx480, block_footprint{32, 0, 0}) == 1);
+    CHECK(warpkit::gpu::blocks_per_sm(gtx480, block_footprint{1, 0, 49153}) == 0);
+    CHECK(warpkit::gpu::blocks_per_sm(gtx480, block_footprint{1, 32769, 0}) == 0);
+    // The dispatcher holds an SM to the same count.
+    cta_dispatcher d(1, gtx480);
+    d.launch(20, block_footprint{8, 256 * 49, 0});
+    std::vector<cta_dispatcher::placement> out;
+    for (int i = 0; i < 20; ++i)
+        (void)d.dispatch(out);
+    CHECK(d.resident(0) == 2);
+}
+
 TEST_CASE("cluster dispatch gives the members of a cluster equal shares") {
     sm_limits lim;
     lim.max_blocks = 2;

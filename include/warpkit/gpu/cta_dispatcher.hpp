@@ -39,6 +39,18 @@ struct block_footprint {
     std::uint32_t shared_bytes = 0;
 };
 
+/// Blocks of footprint `fp` one SM can hold within `lim` (0: not even one): the least of the
+/// block slots, the warp slots, the registers and the shared memory they leave room for (the
+/// CUDA occupancy calculation).
+[[nodiscard]] constexpr std::uint64_t blocks_per_sm(const sm_limits& lim,
+                                                    const block_footprint& fp) noexcept {
+    std::uint64_t n =
+        std::min<std::uint64_t>(lim.max_blocks, lim.max_warps / (fp.warps > 0 ? fp.warps : 1U));
+    if (fp.registers > 0) n = std::min<std::uint64_t>(n, lim.registers / fp.registers);
+    if (fp.shared_bytes > 0) n = std::min<std::uint64_t>(n, lim.shared_bytes / fp.shared_bytes);
+    return n;
+}
+
 /// Dispatcher statistics.
 struct dispatch_stats {
     std::uint64_t blocks_dispatched = 0;

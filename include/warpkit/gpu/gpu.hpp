@@ -231,7 +231,7 @@ public:
         memory_params memory = p_.memory;
         run_stats rs;
         if (p_.memory.l1.unified_bytes > 0) {
-            const std::uint64_t blocks = blocks_per_sm_(lim, fp);
+            const std::uint64_t blocks = blocks_per_sm(lim, fp);
             if (blocks > 0) {
                 rs.l1_split = unified_split_for(p_.memory.l1, blocks * fp.shared_bytes);
                 lim.shared_bytes = rs.l1_split.shared_bytes;
@@ -397,15 +397,6 @@ public:
     [[nodiscard]] unsigned threads_used() const noexcept { return threads_used_; }
 
 private:
-    // Blocks of footprint `fp` one SM can hold within `lim` (0: not even one).
-    [[nodiscard]] static std::uint64_t blocks_per_sm_(const sm_limits& lim,
-                                                      const block_footprint& fp) noexcept {
-        std::uint64_t n = std::min(lim.max_blocks, lim.max_warps / std::max(fp.warps, 1U));
-        if (fp.registers > 0) n = std::min<std::uint64_t>(n, lim.registers / fp.registers);
-        if (fp.shared_bytes > 0) n = std::min<std::uint64_t>(n, lim.shared_bytes / fp.shared_bytes);
-        return n;
-    }
-
     template <class Sms>
     [[nodiscard]] unsigned threads_for_(const Sms& sms, bool sharing) const {
         const bool defer =

@@ -122,16 +122,16 @@ private:
     // Idempotent for a given view: a second call finds nothing to drop, admit, demote or promote.
     void update_sets(std::span<const warp_view> views) {
         WARPKIT_EXPECTS(views.size() <= max_warps);
-        detail::view_positions<max_warps> pos{};
         warp_set<max_warps> seen;
         warp_set<max_warps> alive;
+        warp_set<max_warps> waits; // offered warps that wait (long latency or barrier)
         // One pass: new warps queue up as pending in the order they are offered; active warps
         // that started waiting go to the tail of the pending FIFO.
         for (std::size_t i = 0; i < views.size(); ++i) {
             const warp_view& v = views[i];
             seen.set(v.id); // refuses ids >= max_warps; duplicates are checked after the pass
-            pos[v.id] = static_cast<typename decltype(pos)::value_type>(i);
             if (v.finished) continue;
+            waits.set_if(v.id, waiting(v));
             alive.set(v.id);
             const bool active = active_.test(v.id);
             if (!active && !pending_set_.test(v.id)) {
@@ -166,7 +166,7 @@ private:
         std::size_t keep = 0;
         for (std::size_t i = 0; i < pending_size_; ++i) {
             const warp_id w = pending_[i];
-            if (room > 0 && !waiting(views[pos[w]])) {
+            if (room > 0 && !waits.test(w)) {
                 --room;
                 active_.set(w);
                 ++active_count_;
@@ -180,7 +180,7 @@ private:
     }
 
     [[nodiscard]] static bool waiting(const warp_view& v) noexcept {
-        return v.long_latency || v.at_barrier;
+        return v.long_latency | v.at_barrier; // no branch: the flags change by the cycle
     }
 
     params_type params_;
