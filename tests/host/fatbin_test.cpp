@@ -160,6 +160,13 @@ TEST_CASE("lz4: hand-made blocks decode by the block format; bad ones are errors
                          error);
     CHECK_THROWS_WITH_AS(host::lz4_decompress(std::vector<std::uint8_t>{0x10, 'a', 1}, 8),
                          doctest::Contains("truncated match offset"), error);
+    // A size no block of these bytes can reach is refused before anything is reserved: 2 GiB
+    // from 3 bytes, and one byte past 255 bytes per input byte.
+    CHECK_THROWS_WITH_AS(
+        host::lz4_decompress(std::vector<std::uint8_t>{0x10, 'a', 1}, host::max_fatbin_entry_bytes),
+        doctest::Contains("cannot come from 3 compressed bytes"), error);
+    CHECK_THROWS_WITH_AS(host::lz4_decompress(run, 255 * run.size() + 255),
+                         doctest::Contains("cannot come from 5"), error);
 }
 
 TEST_CASE("fatbin: synthetic entries: kinds, sizes and compression flags are read and checked") {

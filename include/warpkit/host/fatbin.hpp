@@ -156,6 +156,11 @@ template <class T>
 [[nodiscard]] inline std::vector<std::uint8_t> lz4_decompress(std::span<const std::uint8_t> in,
                                                               std::uint64_t size) {
     if (size > max_fatbin_entry_bytes) throw error("LZ4 block: output size over the limit");
+    // No input byte yields more than 255 output bytes (a length byte of 255; a token at most
+    // 15 + 4), so a size past 255 bytes per input byte is refused before anything is reserved.
+    if (size / 255 > in.size())
+        throw error("LZ4 block: " + std::to_string(size) + " bytes cannot come from " +
+                    std::to_string(in.size()) + " compressed bytes");
     std::vector<std::uint8_t> out;
     out.reserve(static_cast<std::size_t>(size));
     std::size_t i = 0;
