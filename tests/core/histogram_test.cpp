@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <random>
 
 using warpkit::histogram;
 
@@ -58,4 +59,46 @@ TEST_CASE("histogram linear bins, underflow, sum and shape mismatch") {
     unit.add(7);
     CHECK(unit.count(2) == 1);
     CHECK(unit.label(2) == "2+");
+}
+
+namespace {
+
+// bin_of by a scan from the top: the last bin whose lower bound is <= v (Bins: underflow).
+template <std::size_t Bins>
+std::size_t bin_by_scan(const std::array<std::uint64_t, Bins>& lo, std::uint64_t v) {
+    for (std::size_t i = Bins; i-- > 0;)
+        if (lo[i] <= v) return i;
+    return Bins;
+}
+
+template <std::size_t Bins>
+void check_bins_against_scan(std::mt19937_64& rng) {
+    for (int round = 0; round < 50; ++round) {
+        std::array<std::uint64_t, Bins> lo{};
+        std::uint64_t at = rng() % 5;
+        for (auto& b : lo) {
+            b = at;
+            at += 1 + rng() % 9;
+        }
+        const histogram<Bins> h(lo);
+        for (std::uint64_t v = 0; v < at + 3; ++v) {
+            CAPTURE(Bins);
+            CAPTURE(v);
+            CHECK(h.bin_of(v) == bin_by_scan(lo, v));
+        }
+    }
+}
+
+} // namespace
+
+TEST_CASE("histogram: bin_of agrees with a scan for every bin count's halving steps") {
+    std::mt19937_64 rng(11);
+    check_bins_against_scan<1>(rng);
+    check_bins_against_scan<2>(rng);
+    check_bins_against_scan<3>(rng);
+    check_bins_against_scan<16>(rng);
+    check_bins_against_scan<17>(rng);
+    check_bins_against_scan<33>(rng);
+    check_bins_against_scan<48>(rng);
+    check_bins_against_scan<65>(rng);
 }

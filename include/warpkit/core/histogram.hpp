@@ -49,14 +49,15 @@ public:
     /// The bin `v` falls in, or Bins for underflow.
     [[nodiscard]] constexpr std::size_t bin_of(std::uint64_t v) const noexcept {
         if (v < lower_[0]) return Bins;
+        // The last bin whose lower bound is <= v: halve a window [lo, lo + n) that holds it,
+        // choosing the half by a select rather than a branch (the comparisons of successive
+        // samples do not follow a pattern a branch predictor learns). The number of steps
+        // depends on Bins alone.
         std::size_t lo = 0;
-        std::size_t hi = Bins; // first bin whose lower bound exceeds v
-        while (hi - lo > 1) {
-            const std::size_t mid = (lo + hi) / 2;
-            if (lower_[mid] <= v)
-                lo = mid;
-            else
-                hi = mid;
+        for (std::size_t n = Bins; n > 1;) {
+            const std::size_t half = n / 2;
+            lo = lower_[lo + half] <= v ? lo + half : lo;
+            n -= half;
         }
         return lo;
     }

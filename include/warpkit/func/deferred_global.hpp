@@ -4,12 +4,16 @@
 /// of a cycle (func::ptx_source::defer_global). A GPU whose SMs tick on several threads lets
 /// each SM's source hold its loads, stores and atomics, then commits the SMs' lists one after
 /// another in SM order: the order one thread performs them in, so device memory and the
-/// registers the loads write end the same for any number of threads.
+/// registers the loads write end the same for any number of threads. In a cycle whose held
+/// accesses are all loads (no SM holds a store or an atomic) the order cannot matter: each
+/// SM's loads may then be committed on its own thread (commit_loads).
 
+#include <warpkit/core/error.hpp>
 #include <warpkit/func/global_memory.hpp>
 #include <warpkit/ptx/ir.hpp>
 #include <warpkit/ptx/semantics.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -32,8 +36,13 @@ struct deferred_access {
 /// The accesses held in one cycle, in the order they executed.
 class deferred_global {
 public:
-    void hold(const deferred_access& a) { list_.push_back(a); }
+    void hold(const deferred_access& a) {
+        list_.push_back(a);
+        if (a.k != deferred_access::kind::load) ++writes_;
+    }
     [[nodiscard]] bool empty() const noexcept { return list_.empty(); }
+    /// True when a held access is a store or an atomic.
+    [[nodiscard]] bool holds_writes() const noexcept { return writes_ != 0; }
 
     /// Performs the held accesses in order on `mem` and forgets them. `put(slot, reg, lane,
     /// value, type)` writes a register: a load's value, an atom's old value (red writes none).
@@ -56,10 +65,23 @@ public:
             }
         }
         list_.clear();
+        writes_ = 0;
+    }
+
+    /// commit() for a list of loads alone (holds_writes() false), reading `mem` only: it may
+    /// run on several threads at once, each for its own list, while nothing writes `mem`.
+    template <class Put>
+    void commit_loads(const global_memory& mem, Put&& put) {
+        WARPKIT_EXPECTS(writes_ == 0);
+        global_memory::read_cursor cursor;
+        for (const deferred_access& a : list_)
+            put(a.slot, a.reg, a.lane, mem.load_value(a.addr, a.size, cursor), a.in->t);
+        list_.clear();
     }
 
 private:
     std::vector<deferred_access> list_;
+    std::size_t writes_ = 0; // stores and atomics in list_
 };
 
 } // namespace warpkit::func

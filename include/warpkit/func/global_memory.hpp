@@ -97,20 +97,29 @@ public:
     /// zero-extended.
     [[nodiscard]] std::uint64_t load_value(std::uint64_t addr, unsigned size) const {
         check_(addr, size);
-        const page_type* p = find_(addr / page_bytes);
-        if (p == nullptr) return 0;
-        const std::uint32_t w = (*p)[word_(addr)];
-        switch (size) {
-        case 1:
-            return (w >> (8 * (addr % 4))) & 0xffU;
-        case 2:
-            return (w >> (8 * (addr % 4))) & 0xffffU;
-        case 4:
-            return w;
-        default:
-            return w | (std::uint64_t{(*p)[word_(addr) + 1]} << 32);
-        }
+        return value_in_(find_(addr / page_bytes), addr, size);
     }
+
+    /// The page a reader looked at last (see the load_value taking one).
+    struct read_cursor {
+        std::uint64_t page = 0;
+        const std::array<std::uint32_t, page_bytes / 4>* at = nullptr; ///< its words, or none
+    };
+    /// load_value for readers on several threads at once: the page remembered between calls
+    /// is the caller's `cursor`, so the memory itself is only read. Safe while no thread
+    /// writes the memory.
+    [[nodiscard]] std::uint64_t load_value(std::uint64_t addr, unsigned size,
+                                           read_cursor& cursor) const {
+        check_(addr, size);
+        const std::uint64_t page = addr / page_bytes;
+        if (cursor.at == nullptr || cursor.page != page) {
+            const auto it = pages_.find(page);
+            if (it == pages_.end()) return 0;
+            cursor = {page, it->second.get()};
+        }
+        return value_in_(cursor.at, addr, size);
+    }
+
     /// Writes the low `size` bytes (1, 2, 4 or 8) of `value` at `addr`, naturally aligned.
     void store_value(std::uint64_t addr, unsigned size, std::uint64_t value) {
         check_(addr, size);
@@ -280,6 +289,22 @@ public:
 
 private:
     using page_type = std::array<std::uint32_t, page_bytes / 4>;
+    // The value of `size` bytes at `addr` in page `p` (none: never written, zero).
+    [[nodiscard]] static std::uint64_t value_in_(const page_type* p, std::uint64_t addr,
+                                                 unsigned size) noexcept {
+        if (p == nullptr) return 0;
+        const std::uint32_t w = (*p)[word_(addr)];
+        switch (size) {
+        case 1:
+            return (w >> (8 * (addr % 4))) & 0xffU;
+        case 2:
+            return (w >> (8 * (addr % 4))) & 0xffffU;
+        case 4:
+            return w;
+        default:
+            return w | (std::uint64_t{(*p)[word_(addr) + 1]} << 32);
+        }
+    }
     static void check_(std::uint64_t addr, unsigned size) {
         if ((size == 1 || size == 2 || size == 4 || size == 8) && addr % size == 0) [[likely]]
             return;

@@ -320,6 +320,16 @@ public:
         deferred_.commit(*mem_, [this](std::uint32_t slot, std::uint32_t r, std::size_t l,
                                        std::uint64_t v, ptx::type t) { put_(slot, r, l, v, t); });
     }
+    /// True when a held-back access is a store or an atomic (false: loads alone, or none).
+    [[nodiscard]] bool holds_global_writes() const noexcept { return deferred_.holds_writes(); }
+    /// commit_global() for held-back loads alone (holds_global_writes() false): it only reads
+    /// device memory, so the sources of several SMs may commit at once, on their own threads,
+    /// while none holds a write.
+    void commit_global_loads() {
+        deferred_.commit_loads(*mem_,
+                               [this](std::uint32_t slot, std::uint32_t r, std::size_t l,
+                                      std::uint64_t v, ptx::type t) { put_(slot, r, l, v, t); });
+    }
     /// False when the kernel has warp-collective instructions (ptx::warp_collective): its
     /// warps must not be cut.
     [[nodiscard]] bool can_cut() const noexcept { return can_cut_; }

@@ -295,6 +295,13 @@ public:
             for (std::size_t i = n * t / threads; i < n * (t + 1) / threads; ++i)
                 sms[i].tick([&finished, i](std::uint32_t b) { finished[i].push_back(b); });
         };
+        // A cycle whose held accesses are loads alone commits each SM's on the SM's thread
+        // (nothing writes device memory, so the order cannot matter).
+        const auto commit_share = [&](unsigned t) {
+            const std::size_t n = sms.size();
+            for (std::size_t i = n * t / threads; i < n * (t + 1) / threads; ++i)
+                sms[i].commit_memory_loads();
+        };
 
         std::vector<cta_dispatcher::placement> placed;
         placed.reserve(p_.cluster_size);
@@ -316,9 +323,12 @@ public:
             std::uint64_t issued = 0;
             if (pool) {
                 pool->run(tick_share);
+                const bool writes = std::any_of(
+                    sms.begin(), sms.end(), [](const sm_k& s) { return s.holds_memory_writes(); });
+                if (!writes) pool->run(commit_share);
                 for (std::size_t i = 0; i < sms.size(); ++i) {
                     auto& s = sms[i];
-                    s.commit_memory();
+                    if (writes) s.commit_memory();
                     for (const std::uint32_t b : finished[i]) {
                         disp.retire(s.id());
                         if (block_done) block_done(b, s, cycle);

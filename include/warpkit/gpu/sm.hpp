@@ -388,6 +388,18 @@ public:
     void commit_memory() {
         if constexpr (requires { source_.commit_global(); }) source_.commit_global();
     }
+    /// True when an access held back since the last commit is a store or an atomic.
+    [[nodiscard]] bool holds_memory_writes() const noexcept {
+        if constexpr (requires { source_.holds_global_writes(); })
+            return source_.holds_global_writes();
+        else
+            return false;
+    }
+    /// commit_memory() while no SM holds a write (holds_memory_writes() false on every SM):
+    /// it reads device memory only, so SMs may commit at once on their own threads.
+    void commit_memory_loads() {
+        if constexpr (requires { source_.commit_global_loads(); }) source_.commit_global_loads();
+    }
     [[nodiscard]] std::uint64_t warp_instructions() const noexcept { return s_.warp_instructions; }
 
     /// One line per resident warp: slot, pc-independent state (for deadlock reports).

@@ -17,6 +17,7 @@
 #include <warpkit/gating/concepts.hpp>
 #include <warpkit/gating/controller.hpp>
 #include <warpkit/gating/idle_detect_tuner.hpp>
+#include <warpkit/gating/no_gating.hpp>
 #include <warpkit/gating/params.hpp>
 #include <warpkit/gating/state.hpp>
 #include <warpkit/gating/stats.hpp>
@@ -29,6 +30,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace warpkit::gpu {
@@ -96,6 +98,9 @@ public:
     /// True when idle-detect adapts per unit type (one register for the clusters of a type).
     static constexpr bool per_type_idle_detect =
         detail::cluster_policy<GatingPolicy>::per_type_idle_detect;
+    /// True for the policy that never gates (its clusters are always on, which power() and
+    /// gate() then take as given).
+    static constexpr bool never_gates = std::is_same_v<GatingPolicy, gating::no_gating>;
 
     power_stage(std::uint32_t sp_count, const gating::params& p) : sps_(sp_count) {
         for (std::size_t c = 0; c < 2 * std::size_t{sp_count}; ++c)
@@ -111,6 +116,13 @@ public:
     /// Section 5; a waking cluster serves within wakeup_delay cycles).
     template <class Units>
     issue::unit_set power(Units& units) {
+        if constexpr (never_gates) {
+            for (std::size_t c = 0; c < gates_.size(); ++c)
+                units[c].set_powered(true);
+            demand_ = type_demand{};
+            demand_.on = {true, true};
+            return {};
+        }
         issue::unit_set blocked;
         for (std::size_t t = 0; t < 2; ++t) {
             bool on = false;
@@ -139,6 +151,14 @@ public:
     /// wake.
     template <class Units, class TypeActive>
     void gate(const Units& units, std::uint32_t issue_width, TypeActive&& type_active) {
+        if constexpr (never_gates) {
+            // Every cluster stays on: no demand is placed on one and no sibling is gated;
+            // each controller sees whether its pipeline was busy (its idle periods).
+            for (std::size_t c = 0; c < gates_.size(); ++c)
+                static_cast<void>(
+                    gates_[c].tick(gating::cycle_input{false, units[c].busy(), 0, false}));
+            return;
+        }
         for (std::size_t t = 0; t < 2; ++t) {
             // Instructions that wanted a cluster that was not on: picks that found no free
             // cluster on (wakeup requests, or waits for a waking or blacked-out cluster), or,
