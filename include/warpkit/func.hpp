@@ -15,6 +15,7 @@
 #include <warpkit/func/isa_functional.hpp>
 #include <warpkit/func/isa_kernel.hpp>
 #include <warpkit/func/isa_source.hpp>
+#include <warpkit/func/load_globals.hpp>
 #include <warpkit/func/ptx_functional.hpp>
 #include <warpkit/func/ptx_source.hpp>
 #include <warpkit/func/ptx_trace_opcodes.hpp>

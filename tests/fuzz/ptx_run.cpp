@@ -13,9 +13,10 @@
 #include "fuzz.hpp"
 
 #include <warpkit/func/global_memory.hpp>
+#include <warpkit/func/load_globals.hpp>
+#include <warpkit/func/ptx_functional.hpp>
 #include <warpkit/gpu/gpu.hpp>
 #include <warpkit/gpu/presets.hpp>
-#include <warpkit/func/ptx_functional.hpp>
 #include <warpkit/ptx/kernel.hpp>
 #include <warpkit/ptx/launch.hpp>
 #include <warpkit/ptx/parser.hpp>

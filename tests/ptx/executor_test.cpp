@@ -1,7 +1,8 @@
 #include <warpkit/core/stats.hpp>
-#include <warpkit/gpu/presets.hpp>
-#include <warpkit/func/ptx_source.hpp>
+#include <warpkit/func/load_globals.hpp>
 #include <warpkit/func/ptx_functional.hpp>
+#include <warpkit/func/ptx_source.hpp>
+#include <warpkit/gpu/presets.hpp>
 #include <warpkit/ptx/kernel.hpp>
 #include <warpkit/ptx/launch.hpp>
 #include <warpkit/ptx/names.hpp>

@@ -2,8 +2,9 @@
 // and double arithmetic) executed in the functional runner and on fermi_gtx480, checked
 // against C++ versions of their CUDA sources.
 #include <warpkit/core/rng.hpp>
-#include <warpkit/gpu/presets.hpp>
+#include <warpkit/func/load_globals.hpp>
 #include <warpkit/func/ptx_functional.hpp>
+#include <warpkit/gpu/presets.hpp>
 #include <warpkit/ptx/kernel.hpp>
 #include <warpkit/ptx/launch.hpp>
 #include <warpkit/ptx/parser.hpp>

@@ -10,6 +10,7 @@
 #include <warpkit/core/reflect.hpp>
 #include <warpkit/func/global_memory.hpp>
 #include <warpkit/func/instruction_source.hpp>
+#include <warpkit/func/load_globals.hpp>
 #include <warpkit/func/ptx_source.hpp>
 #include <warpkit/ptx/launch.hpp>
 #include <warpkit/simt/pdom_stack.hpp>

@@ -315,21 +315,19 @@ public:
         WARPKIT_EXPECTS((!on || deferrable_) && deferred_.empty());
         defer_ = on;
     }
-    /// Performs the held-back accesses in order (see defer_global).
-    void commit_global() {
-        deferred_.commit(*mem_, [this](std::uint32_t slot, std::uint32_t r, std::size_t l,
-                                       std::uint64_t v, ptx::type t) { put_(slot, r, l, v, t); });
+    /// Performs the held-back accesses in order (see defer_global). With `loads_only` (no
+    /// source holds a write: holds_global_writes() false on each) it only reads device
+    /// memory, so the sources of several SMs may commit at once, each on its own thread.
+    void commit_global(bool loads_only = false) {
+        const auto put = [this](std::uint32_t slot, std::uint32_t r, std::size_t l, std::uint64_t v,
+                                ptx::type t) { put_(slot, r, l, v, t); };
+        if (loads_only)
+            deferred_.commit_loads(*mem_, put);
+        else
+            deferred_.commit(*mem_, put);
     }
     /// True when a held-back access is a store or an atomic (false: loads alone, or none).
     [[nodiscard]] bool holds_global_writes() const noexcept { return deferred_.holds_writes(); }
-    /// commit_global() for held-back loads alone (holds_global_writes() false): it only reads
-    /// device memory, so the sources of several SMs may commit at once, on their own threads,
-    /// while none holds a write.
-    void commit_global_loads() {
-        deferred_.commit_loads(*mem_,
-                               [this](std::uint32_t slot, std::uint32_t r, std::size_t l,
-                                      std::uint64_t v, ptx::type t) { put_(slot, r, l, v, t); });
-    }
     /// False when the kernel has warp-collective instructions (ptx::warp_collective): its
     /// warps must not be cut.
     [[nodiscard]] bool can_cut() const noexcept { return can_cut_; }
@@ -880,20 +878,6 @@ private:
     bool defer_ = false;
     bool deferrable_ = true;
 };
-
-/// Writes the initialisers of the kernel's module `.global` variables to device memory (zeros
-/// where none is given): the host does this once when it loads the module.
-inline void load_globals(const ptx::kernel& k, global_memory& mem) {
-    for (const auto& g : k.globals()) {
-        std::vector<std::uint8_t> bytes(g.bytes, 0);
-        std::copy(g.init.begin(),
-                  g.init.begin() +
-                      static_cast<std::ptrdiff_t>(std::min<std::size_t>(g.init.size(), g.bytes)),
-                  bytes.begin());
-        mem.write_bytes(g.address, bytes);
-        mem.allocate(g.address, g.bytes, g.name);
-    }
-}
 
 /// PTX launches run on ptx_source.
 template <>

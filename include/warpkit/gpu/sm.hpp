@@ -398,7 +398,7 @@ public:
     /// commit_memory() while no SM holds a write (holds_memory_writes() false on every SM):
     /// it reads device memory only, so SMs may commit at once on their own threads.
     void commit_memory_loads() {
-        if constexpr (requires { source_.commit_global_loads(); }) source_.commit_global_loads();
+        if constexpr (requires { source_.commit_global(true); }) source_.commit_global(true);
     }
     [[nodiscard]] std::uint64_t warp_instructions() const noexcept { return s_.warp_instructions; }
 

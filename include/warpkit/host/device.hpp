@@ -26,6 +26,7 @@
 #include <warpkit/core/reflect.hpp>
 #include <warpkit/core/stats.hpp>
 #include <warpkit/func/global_memory.hpp>
+#include <warpkit/func/load_globals.hpp>
 #include <warpkit/func/ptx_functional.hpp>
 #include <warpkit/func/ptx_source.hpp>
 #include <warpkit/gpu/gpu.hpp>
