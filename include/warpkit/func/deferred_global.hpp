@@ -41,6 +41,8 @@ public:
         if (a.k != deferred_access::kind::load) ++writes_;
     }
     [[nodiscard]] bool empty() const noexcept { return list_.empty(); }
+    /// Accesses held (one per lane and vector element).
+    [[nodiscard]] std::size_t size() const noexcept { return list_.size(); }
     /// True when a held access is a store or an atomic.
     [[nodiscard]] bool holds_writes() const noexcept { return writes_ != 0; }
 

@@ -328,6 +328,8 @@ public:
     }
     /// True when a held-back access is a store or an atomic (false: loads alone, or none).
     [[nodiscard]] bool holds_global_writes() const noexcept { return deferred_.holds_writes(); }
+    /// Held-back accesses (one per lane and vector element).
+    [[nodiscard]] std::size_t global_held() const noexcept { return deferred_.size(); }
     /// False when the kernel has warp-collective instructions (ptx::warp_collective): its
     /// warps must not be cut.
     [[nodiscard]] bool can_cut() const noexcept { return can_cut_; }

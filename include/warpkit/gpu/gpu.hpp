@@ -323,12 +323,20 @@ public:
             std::uint64_t issued = 0;
             if (pool) {
                 pool->run(tick_share);
-                const bool writes = std::any_of(
-                    sms.begin(), sms.end(), [](const sm_k& s) { return s.holds_memory_writes(); });
-                if (!writes) pool->run(commit_share);
+                bool writes = false;
+                std::size_t held = 0;
+                for (const auto& s : sms) {
+                    writes = writes || s.holds_memory_writes();
+                    held += s.memory_held();
+                }
+                // Loads alone commit on their SMs' threads, which hold those SMs' registers in
+                // their caches (even a few: committing them here costs more than the fork and
+                // join); a cycle that holds none needs neither.
+                const bool parallel = !writes && held > 0;
+                if (parallel) pool->run(commit_share);
                 for (std::size_t i = 0; i < sms.size(); ++i) {
                     auto& s = sms[i];
-                    if (writes) s.commit_memory();
+                    if (!parallel) s.commit_memory();
                     for (const std::uint32_t b : finished[i]) {
                         disp.retire(s.id());
                         if (block_done) block_done(b, s, cycle);

@@ -395,6 +395,13 @@ public:
         else
             return false;
     }
+    /// Accesses held back since the last commit (one per lane and vector element).
+    [[nodiscard]] std::size_t memory_held() const noexcept {
+        if constexpr (requires { source_.global_held(); })
+            return source_.global_held();
+        else
+            return 0;
+    }
     /// commit_memory() while no SM holds a write (holds_memory_writes() false on every SM):
     /// it reads device memory only, so SMs may commit at once on their own threads.
     void commit_memory_loads() {
