@@ -71,6 +71,14 @@ public:
         samples_ += n;
         sum_ += v * n;
     }
+    /// Adds `n` samples of value `v` to bin `bin`, the bin `v` falls in (bin_of(v) == bin,
+    /// checked): add() without the search, for a caller whose bounds give the bin directly.
+    constexpr void add_to_bin(std::size_t bin, std::uint64_t v, std::uint64_t n = 1) {
+        WARPKIT_EXPECTS(bin < Bins && lower_[bin] <= v && (bin + 1 == Bins || v < lower_[bin + 1]));
+        counts_[bin] += n;
+        samples_ += n;
+        sum_ += v * n;
+    }
 
     [[nodiscard]] constexpr std::uint64_t count(std::size_t bin) const {
         WARPKIT_EXPECTS(bin < Bins);

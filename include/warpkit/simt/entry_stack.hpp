@@ -45,18 +45,26 @@ public:
 protected:
     entry_stack() : stats_(make_stack_stats(WarpSize)) {}
 
-    /// Pushes `e` on top (the caller has checked the capacity).
-    void push_(const Entry& e) noexcept {
-        entries_[size_++] = e;
-        if (size_ > max_depth_) max_depth_ = size_;
+    // Entries are written field by field, never copied whole from a temporary: g++ moves the
+    // 13 bytes of data of a 16-byte entry as two overlapping 8-byte words, and a later 4-byte
+    // load of one field (the next settle() reads the pc and rpc, or sync pc, of the new top)
+    // then straddles two stores, which store-to-load forwarding cannot serve: a stall of over
+    // a dozen cycles on every divergent branch.
+
+    /// The stack now holds `n` entries; the caller has checked the capacity and filled in
+    /// entries [depth(), n).
+    void grow_to_(std::size_t n) noexcept {
+        size_ = n;
+        if (n > max_depth_) max_depth_ = n;
     }
     /// Keeps only `lanes` in every entry; entries left without lanes are dropped.
     void keep_lanes_(mask_type lanes) noexcept {
         std::size_t kept = 0;
         for (std::size_t i = 0; i < size_; ++i) {
-            Entry e = entries_[i];
-            e.mask &= lanes;
-            if (e.mask.any()) entries_[kept++] = e;
+            entries_[i].mask &= lanes;
+            if (entries_[i].mask.none()) continue;
+            if (kept != i) entries_[kept] = entries_[i];
+            ++kept;
         }
         size_ = kept;
     }

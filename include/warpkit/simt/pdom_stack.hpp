@@ -57,7 +57,10 @@ public:
     /// Starts a new warp at `start` with lanes `lanes`; keeps the stats.
     void reset(pc_type start, mask_type lanes) noexcept {
         size_ = 0;
-        if (lanes.any()) this->push_(entry{start, no_pc, lanes, false});
+        if (lanes.any()) {
+            set_(entries_[0], start, no_pc, lanes);
+            this->grow_to_(1);
+        }
     }
 
     /// Pc of the path to issue (no_pc once finished).
@@ -101,10 +104,12 @@ public:
         ++stats_.divergent_branches;
         t.pc = reconvergence;
         t.waiting = true;
+        std::size_t n = size_;
         if (fallthrough != reconvergence)
-            this->push_(entry{fallthrough, reconvergence, not_taken, false});
-        if (target != reconvergence) this->push_(entry{target, reconvergence, taken, false});
-        stats_.depth_at_divergence.add(size_);
+            set_(entries_[n++], fallthrough, reconvergence, not_taken);
+        if (target != reconvergence) set_(entries_[n++], target, reconvergence, taken);
+        this->grow_to_(n);
+        record_divergence_depth(stats_, n);
         // target != fallthrough, so at least one path was pushed and its pc is not its rpc.
     }
 
@@ -117,13 +122,14 @@ public:
         stats_.exited_lanes += lanes.count();
         std::size_t kept = 0;
         for (std::size_t i = 0; i < size_; ++i) {
-            entry e = entries_[i];
+            entry& e = entries_[i];
             e.mask = e.mask.minus(lanes);
             if (e.mask.none()) {
                 if (e.waiting) ++stats_.reconvergences; // every lane of it exited: closed
                 continue;
             }
-            entries_[kept++] = e;
+            if (kept != i) entries_[kept] = e;
+            ++kept;
         }
         size_ = kept;
         uncover_();
@@ -145,6 +151,15 @@ public:
 private:
     [[nodiscard]] entry& top_() noexcept { return entries_[size_ - 1]; }
     [[nodiscard]] const entry& top_() const noexcept { return entries_[size_ - 1]; }
+
+    // Makes `e` a path that is not waiting, field by field (see entry_stack: not a copy of a
+    // whole temporary entry).
+    static void set_(entry& e, pc_type pc, pc_type rpc, mask_type lanes) noexcept {
+        e.pc = pc;
+        e.rpc = rpc;
+        e.mask = lanes;
+        e.waiting = false;
+    }
 
     // A reconvergence entry that becomes the top again closes its divergence.
     void uncover_() noexcept {

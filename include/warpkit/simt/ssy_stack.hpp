@@ -113,8 +113,13 @@ public:
         WARPKIT_EXPECTS(sync_ != no_pc);
         WARPKIT_EXPECTS(size_ < capacity);
         ++stats_.divergent_branches;
-        this->push_(entry{sync_, fallthrough, not_taken, path::taken});
-        stats_.depth_at_divergence.add(size_);
+        entry& e = entries_[size_]; // field by field, see entry_stack
+        e.sync_pc = sync_;
+        e.other_pc = fallthrough;
+        e.mask = not_taken;
+        e.state = path::taken;
+        this->grow_to_(size_ + 1);
+        record_divergence_depth(stats_, size_);
         active_ = taken;
         pc_ = target;
         settle_();

@@ -61,6 +61,15 @@ struct stack_stats {
     return s;
 }
 
+/// Records the depth of the stack, `depth` entries, right after a divergent branch (the branch
+/// itself is counted by the caller). depth_at_divergence has its default bins, one per depth
+/// 0..15 and 16+, so the bin is min(depth, 16): no search as in histogram::add, which is most
+/// of what a divergent branch costs otherwise (add_to_bin checks the bin).
+inline void record_divergence_depth(stack_stats& s, std::size_t depth) {
+    constexpr std::size_t last = decltype(stack_stats::depth_at_divergence)::bins - 1;
+    s.depth_at_divergence.add_to_bin(depth < last ? depth : last, depth);
+}
+
 /// Records one issue slot with `active_lanes` active lanes (0 for an idle slot).
 inline void record_active_lanes(stack_stats& s, std::size_t active_lanes) noexcept {
     s.lane_utilisation.add(active_lanes);
