@@ -57,6 +57,36 @@ BENCHMARK_TEMPLATE(bm_controller_tick, gating::coordinated_blackout);
 BENCHMARK_TEMPLATE(bm_controller_tick, gating::adaptive_idle_detect<gating::naive_blackout>);
 BENCHMARK_TEMPLATE(bm_controller_tick, gating::adaptive_idle_detect<gating::coordinated_blackout>);
 
+// The same cycle with the controller observed from outside the loop, as an SM's controllers
+// are (they live in its power stage, read by its counters): no counter is dropped as unread,
+// and every field is read and written in memory around each tick.
+template <class Policy>
+void bm_controller_tick_observed(benchmark::State& state) {
+    const pattern p = make_pattern(4096);
+    gating::controller<Policy> ctl;
+    benchmark::DoNotOptimize(&ctl);
+    std::size_t i = 0;
+    bool sibling = false;
+    for (auto _ : state) {
+        const bool demand = p.demand[i] != 0;
+        const bool busy = demand && ctl.can_issue();
+        const auto e = ctl.tick({demand, busy, p.type_active[i], sibling});
+        benchmark::DoNotOptimize(e);
+        sibling = (i & 64) != 0;
+        i = (i + 1) & 4095;
+    }
+    benchmark::DoNotOptimize(&ctl);
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK_TEMPLATE(bm_controller_tick_observed, gating::no_gating);
+BENCHMARK_TEMPLATE(bm_controller_tick_observed, gating::conventional);
+BENCHMARK_TEMPLATE(bm_controller_tick_observed, gating::naive_blackout);
+BENCHMARK_TEMPLATE(bm_controller_tick_observed, gating::coordinated_blackout);
+BENCHMARK_TEMPLATE(bm_controller_tick_observed,
+                   gating::adaptive_idle_detect<gating::naive_blackout>);
+BENCHMARK_TEMPLATE(bm_controller_tick_observed,
+                   gating::adaptive_idle_detect<gating::coordinated_blackout>);
+
 // The warpkit-gating replay (parse excluded): cycles per second of trace replay, including the
 // no-gating baseline run it makes.
 void bm_trace_replay(benchmark::State& state) {

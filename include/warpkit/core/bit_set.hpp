@@ -122,6 +122,14 @@ public:
         return words_[w];
     }
 
+    /// Sets word `w` of the set to `bits` (members 64w .. 64w + 63; those >= Bits dropped).
+    constexpr bit_set& set_word(std::size_t w, std::uint64_t bits) {
+        WARPKIT_EXPECTS(w < words);
+        const std::size_t left = Bits - w * 64;
+        words_[w] = left >= 64 ? bits : bits & ((std::uint64_t{1} << left) - 1);
+        return *this;
+    }
+
     constexpr bit_set& operator|=(const bit_set& o) noexcept {
         for (std::size_t w = 0; w < words; ++w)
             words_[w] |= o.words_[w];

@@ -64,9 +64,13 @@ public:
     /// The idle-detect threshold in force (fixed, or the adaptive register).
     [[nodiscard]] std::uint32_t idle_detect() const noexcept { return policy_.idle_detect(); }
     /// Consecutive idle cycles counted so far while on.
-    [[nodiscard]] std::uint32_t idle_count() const noexcept { return idle_; }
+    [[nodiscard]] std::uint32_t idle_count() const noexcept {
+        return state_ == power_state::on ? saturated(period_) : 0;
+    }
     /// Gated cycles of the current episode so far (0 when not gated).
-    [[nodiscard]] std::uint32_t episode_gated_cycles() const noexcept { return gated_; }
+    [[nodiscard]] std::uint32_t episode_gated_cycles() const noexcept {
+        return static_cast<std::uint32_t>(gated_);
+    }
 
     /// Ends the current cycle described by `in`; returns the transition made.
     event tick(const cycle_input& in) {
@@ -78,17 +82,19 @@ public:
             ev = tick_on(in);
             break;
         case power_state::uncompensated:
+            WARPKIT_EXPECTS(!in.busy);
+            ev = tick_uncompensated(in);
+            break;
         case power_state::compensated:
             WARPKIT_EXPECTS(!in.busy);
-            ev = tick_gated(in, critical);
+            ev = tick_compensated(in, critical);
             break;
         case power_state::waking:
             WARPKIT_EXPECTS(!in.busy);
             ++s_.waking_cycles;
-            if (in.demand) ++s_.stall_cycles;
+            s_.stall_cycles += in.demand ? 1U : 0U;
             if (--waking_left_ == 0) {
                 state_ = power_state::on;
-                idle_ = 0;
                 ev = event::powered_on;
             }
             break;
@@ -112,7 +118,12 @@ public:
     }
 
     /// Records the idle period still open at the end of a run (call once, when done).
-    void finish() noexcept { close_period(); }
+    void finish() noexcept {
+        const std::uint64_t length = period_ + gated_ - recorded_;
+        if (length != 0) record_period(length);
+        // Later cycles make a new period; the idle count and the episode go on.
+        recorded_ = period_ + gated_;
+    }
 
     [[nodiscard]] const gating::params& params() const noexcept { return p_; }
     [[nodiscard]] const gating::stats& stats() const noexcept { return s_; }
@@ -125,17 +136,21 @@ public:
     [[nodiscard]] Policy& policy() noexcept { return policy_; }
 
 private:
+    // The idle count a policy sees, as a saturating 32-bit count.
+    [[nodiscard]] static std::uint32_t saturated(std::uint64_t n) noexcept {
+        constexpr std::uint64_t max = std::numeric_limits<std::uint32_t>::max();
+        return static_cast<std::uint32_t>(n < max ? n : max);
+    }
+
     event tick_on(const cycle_input& in) noexcept {
         ++s_.on_cycles;
         if (in.busy || in.demand) {
-            close_period();
-            idle_ = 0;
+            if (period_ != 0) close_period();
             return event::none;
         }
-        if (idle_ != std::numeric_limits<std::uint32_t>::max()) ++idle_;
         ++period_;
-        switch (policy_.decide(
-            gate_view{idle_, policy_.idle_detect(), in.type_active, in.sibling_gated})) {
+        switch (policy_.decide(gate_view{saturated(period_), policy_.idle_detect(), in.type_active,
+                                         in.sibling_gated})) {
         case decision::stay_on:
             return event::none;
         case decision::hold:
@@ -148,69 +163,91 @@ private:
             break;
         }
         ++s_.gating_events;
-        state_ = power_state::uncompensated;
-        gated_ = 0;
-        idle_ = 0;
+        state_ = power_state::uncompensated; // period_ keeps the idle cycles before gating
         return event::gated;
     }
 
-    event tick_gated(const cycle_input& in, bool& critical) noexcept {
-        const std::uint32_t k = gated_ + 1; // this cycle's index in the episode
+    // Gated cycles 1 .. break_even of an episode (gated_ < break_even before the cycle).
+    event tick_uncompensated(const cycle_input& in) noexcept {
+        if constexpr (Policy::blackout) {
+            // A demand is refused: the block stays gated (no branch on it).
+            s_.stall_cycles += in.demand ? 1U : 0U;
+            s_.blackout_stall_cycles += in.demand ? 1U : 0U;
+        } else if (in.demand) {
+            // A wakeup before break-even: a negative event, never a critical one.
+            ++s_.negative_events;
+            return wake();
+        }
+        ++s_.uncompensated_cycles;
+        if (++gated_ < p_.break_even) [[likely]]
+            return event::none;
+        state_ = power_state::compensated;
+        return event::broke_even;
+    }
+
+    // Gated cycles break_even + 1 .. of an episode.
+    event tick_compensated(const cycle_input& in, bool& critical) noexcept {
         if (in.demand) {
-            ++s_.stall_cycles;
-            if (!Policy::blackout || state_ == power_state::compensated) {
-                ++s_.wakeups;
-                ++s_.waking_cycles;
-                if (gated_ < p_.break_even) ++s_.negative_events;
-                if (k == p_.break_even + 1) {
-                    critical = true;
-                    ++s_.critical_wakeups;
-                }
-                close_period();
-                gated_ = 0;
-                waking_left_ = p_.wakeup_delay - 1;
-                state_ = waking_left_ == 0 ? power_state::on : power_state::waking;
-                idle_ = 0;
-                return event::wake_started;
-            }
-            ++s_.blackout_stall_cycles;
+            // The episode's gated cycles as a 32-bit count, which wraps after 2^32 of them
+            // (and with it both tests: before that, never negative).
+            const auto done = static_cast<std::uint32_t>(gated_);
+            if (done < p_.break_even) ++s_.negative_events;
+            // Critical: in gated cycle break_even + 1, the first one break-even allows.
+            critical = done + 1U == p_.break_even + 1U;
+            s_.critical_wakeups += critical ? 1U : 0U;
+            return wake();
         }
-        ++period_;
-        gated_ = k;
-        if (state_ == power_state::uncompensated) {
-            ++s_.uncompensated_cycles;
-            if (k >= p_.break_even) {
-                state_ = power_state::compensated;
-                return event::broke_even;
-            }
-        } else {
-            ++s_.compensated_cycles;
-        }
+        ++s_.compensated_cycles;
+        ++gated_;
         return event::none;
     }
 
+    // A demand in a gated cycle starts a wakeup: the cycle is the first waking cycle.
+    event wake() noexcept {
+        ++s_.stall_cycles;
+        ++s_.wakeups;
+        ++s_.waking_cycles;
+        close_period();
+        gated_ = 0;
+        waking_left_ = p_.wakeup_delay - 1;
+        state_ = waking_left_ == 0 ? power_state::on : power_state::waking;
+        return event::wake_started;
+    }
+
+    // Ends the idle period in progress (period_ + gated_ cycles, less those finish() recorded)
+    // and records it unless it is empty; the next one starts empty.
     void close_period() noexcept {
-        if (period_ == 0) return;
-        auto& ip = s_.idle_periods;
-        ip.lengths.add(period_);
-        const std::uint64_t id = policy_.idle_detect();
-        if (period_ < id)
-            ++ip.below_idle_detect;
-        else if (period_ <= id + p_.break_even)
-            ++ip.up_to_break_even;
-        else
-            ++ip.beyond_break_even;
+        const std::uint64_t length = period_ + gated_ - recorded_;
         period_ = 0;
+        recorded_ = 0;
+        if (length != 0) record_period(length);
+    }
+
+    void record_period(std::uint64_t length) noexcept {
+        auto& ip = s_.idle_periods;
+        // The bins are one per length from 0, 64+ in the last: the bin is the length.
+        constexpr std::uint64_t last = decltype(ip.lengths)::bins - 1;
+        ip.lengths.add_to_bin(length < last ? length : last, length);
+        const std::uint64_t id = policy_.idle_detect();
+        const bool below = length < id;
+        const bool beyond = length > id + p_.break_even;
+        ip.below_idle_detect += below ? 1U : 0U;
+        ip.beyond_break_even += beyond ? 1U : 0U;
+        ip.up_to_break_even += !below && !beyond ? 1U : 0U;
     }
 
     gating::params p_;
     Policy policy_;
     gating::stats s_{};
     power_state state_ = power_state::on;
-    std::uint32_t idle_ = 0;        // consecutive idle cycles while on
-    std::uint32_t gated_ = 0;       // gated cycles of the current episode
     std::uint32_t waking_left_ = 0; // waking cycles still to go after this one
-    std::uint64_t period_ = 0;      // length of the idle period in progress
+    // The idle period in progress is period_ + gated_ cycles long: period_ counts its idle
+    // cycles while on (it is the idle count) and keeps them while gated; gated_ counts the
+    // gated cycles of the current episode (0 when not gated). recorded_ of them were recorded
+    // by finish().
+    std::uint64_t period_ = 0;
+    std::uint64_t gated_ = 0;
+    std::uint64_t recorded_ = 0;
 };
 
 } // namespace warpkit::gating

@@ -22,13 +22,7 @@ namespace warpkit::gating {
 /// `step` (at least `min_idle_detect`) and the run restarts. Starts at `idle_detect`.
 class idle_detect_tuner {
 public:
-    explicit idle_detect_tuner(const params& p) : a_(p.adaptive), value_(p.idle_detect) {
-        validate(p);
-        check(p.idle_detect >= a_.min_idle_detect && p.idle_detect <= a_.max_idle_detect,
-              "idle_detect", p.idle_detect,
-              "[" + std::to_string(a_.min_idle_detect) + ", " + std::to_string(a_.max_idle_detect) +
-                  "] (adaptive.min_idle_detect .. adaptive.max_idle_detect)");
-    }
+    explicit idle_detect_tuner(const params& p) : a_(checked(p)), value_(p.idle_detect) {}
 
     /// The idle-detect threshold in force.
     [[nodiscard]] std::uint32_t value() const noexcept { return value_; }
@@ -37,7 +31,7 @@ public:
     /// Consecutive completed epochs at or under the threshold since the last change.
     [[nodiscard]] std::uint32_t quiet_epochs() const noexcept { return quiet_; }
     /// Cycles completed in the current epoch.
-    [[nodiscard]] std::uint32_t cycle_in_epoch() const noexcept { return cycle_; }
+    [[nodiscard]] std::uint32_t cycle_in_epoch() const noexcept { return a_.epoch - left_; }
 
     /// Notes one critical wakeup in the current cycle.
     void record_critical() noexcept {
@@ -45,28 +39,60 @@ public:
     }
     /// Ends a cycle; at an epoch boundary, adjusts the value.
     adaptation end_cycle() noexcept {
-        if (++cycle_ < a_.epoch) return adaptation::none;
-        cycle_ = 0;
-        const bool over = critical_ > a_.critical_threshold;
+        if (--left_ != 0) [[likely]] // counting down: one decrement and test per cycle
+            return adaptation::none;
+        left_ = a_.epoch;
+        const epoch_end e = end_epoch(a_, value_, critical_, quiet_);
+        value_ = e.value;
         critical_ = 0;
-        const std::uint32_t old = value_;
-        if (over) {
-            quiet_ = 0;
-            value_ = std::min(a_.max_idle_detect, value_ + a_.step);
-        } else if (++quiet_ >= a_.decrement_epochs) {
-            quiet_ = 0;
-            value_ = value_ - std::min(a_.step, value_ - a_.min_idle_detect);
-        }
-        return value_ > old ? adaptation::raised
-                            : (value_ < old ? adaptation::lowered : adaptation::kept);
+        quiet_ = e.quiet;
+        return e.adapted;
     }
 
 private:
+    struct epoch_end {
+        std::uint32_t value;
+        std::uint32_t quiet;
+        adaptation adapted;
+    };
+    // The register and the run of quiet epochs after an epoch with `critical` critical
+    // wakeups. Out of line (and given values, not `this`): inlined, its code would sit in every
+    // caller's per-cycle loop, where compilers lay out the rare path less well.
+    [[gnu::noinline]] static epoch_end end_epoch(const adaptive_params a, std::uint32_t value,
+                                                 std::uint32_t critical,
+                                                 std::uint32_t quiet) noexcept {
+        const std::uint32_t old = value;
+        if (critical > a.critical_threshold) {
+            quiet = 0;
+            value = std::min(a.max_idle_detect, value + a.step);
+        } else if (++quiet >= a.decrement_epochs) {
+            quiet = 0;
+            value = value - std::min(a.step, value - a.min_idle_detect);
+        }
+        return {value, quiet,
+                value > old ? adaptation::raised
+                            : (value < old ? adaptation::lowered : adaptation::kept)};
+    }
+
+    // p.adaptive, once p is checked. The checks see a copy of p and not `this`: the compiler
+    // leaves them out of line, and a call given the address of a part of the tuner's owner (a
+    // controller) lets the whole owner escape, so that every counter of it is kept in memory
+    // and up to date at each cycle, read or not.
+    [[nodiscard]] static adaptive_params checked(params p) {
+        validate(p);
+        const adaptive_params& a = p.adaptive;
+        check(p.idle_detect >= a.min_idle_detect && p.idle_detect <= a.max_idle_detect,
+              "idle_detect", p.idle_detect,
+              "[" + std::to_string(a.min_idle_detect) + ", " + std::to_string(a.max_idle_detect) +
+                  "] (adaptive.min_idle_detect .. adaptive.max_idle_detect)");
+        return a;
+    }
+
     adaptive_params a_;
     std::uint32_t value_;
     std::uint32_t critical_ = 0;
     std::uint32_t quiet_ = 0;
-    std::uint32_t cycle_ = 0;
+    std::uint32_t left_ = a_.epoch; // cycles still to go in the current epoch
 };
 
 } // namespace warpkit::gating

@@ -290,17 +290,21 @@ public:
             for (auto& s : sms)
                 s.defer_memory(true);
         }
-        const auto tick_share = [&](unsigned t) {
+        // Thread t of the pool works on SMs [n t / threads, n (t + 1) / threads).
+        const auto share = [&sms, threads](unsigned t, auto&& each) {
             const std::size_t n = sms.size();
             for (std::size_t i = n * t / threads; i < n * (t + 1) / threads; ++i)
+                each(i);
+        };
+        const auto tick_share = [&](unsigned t) {
+            share(t, [&](std::size_t i) {
                 sms[i].tick([&finished, i](std::uint32_t b) { finished[i].push_back(b); });
+            });
         };
         // A cycle whose held accesses are loads alone commits each SM's on the SM's thread
         // (nothing writes device memory, so the order cannot matter).
         const auto commit_share = [&](unsigned t) {
-            const std::size_t n = sms.size();
-            for (std::size_t i = n * t / threads; i < n * (t + 1) / threads; ++i)
-                sms[i].commit_memory_loads();
+            share(t, [&](std::size_t i) { sms[i].commit_memory(true); });
         };
 
         std::vector<cta_dispatcher::placement> placed;

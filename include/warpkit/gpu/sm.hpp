@@ -385,8 +385,11 @@ public:
         if constexpr (requires { source_.defer_global(on); }) source_.defer_global(on);
     }
     /// Performs the accesses held back since the last commit, in the order they executed.
-    void commit_memory() {
-        if constexpr (requires { source_.commit_global(); }) source_.commit_global();
+    /// `loads_only`: no SM holds a write (holds_memory_writes() false on every SM), so the
+    /// commit only reads device memory and SMs may commit at once on their own threads.
+    void commit_memory(bool loads_only = false) {
+        if constexpr (requires { source_.commit_global(loads_only); })
+            source_.commit_global(loads_only);
     }
     /// True when an access held back since the last commit is a store or an atomic.
     [[nodiscard]] bool holds_memory_writes() const noexcept {
@@ -401,11 +404,6 @@ public:
             return source_.global_held();
         else
             return 0;
-    }
-    /// commit_memory() while no SM holds a write (holds_memory_writes() false on every SM):
-    /// it reads device memory only, so SMs may commit at once on their own threads.
-    void commit_memory_loads() {
-        if constexpr (requires { source_.commit_global(true); }) source_.commit_global(true);
     }
     [[nodiscard]] std::uint64_t warp_instructions() const noexcept { return s_.warp_instructions; }
 

@@ -79,6 +79,10 @@ public:
     /// Short name for reports.
     static constexpr std::string_view kind = "gates_priority";
 
+    /// True when there is a select_planes (two_level uses it): ids below 64 and an inner
+    /// policy that picks from a set of ready warps (lrr).
+    static constexpr bool takes_planes = max_warps <= 64 && detail::takes_planes<Inner>();
+
     gates_priority() : gates_priority(params_type{}) {}
     /// Throws config_error when `p` is out of range.
     explicit gates_priority(const params_type& p)
@@ -89,10 +93,20 @@ public:
     [[nodiscard]] issue_list select(std::span<const warp_view> views, std::size_t width) {
         WARPKIT_EXPECTS(width <= max_issue_width);
         WARPKIT_EXPECTS(views.size() <= max_warps);
+        issue_list out;
+        if constexpr (takes_planes) {
+            // Views in increasing id order: read into per-id masks, then select_planes.
+            if (detail::ids_may_increase(views)) {
+                detail::view_planes planes;
+                if (planes.load(views, max_warps)) {
+                    select_planes(planes, ~std::uint64_t{0}, width, out);
+                    return out;
+                }
+            }
+        }
         width_ = width;
         count(views);
         switch_priority();
-        issue_list out;
         for (const isa::unit_class u : priority_order()) {
             if (out.size() >= width) break;
             if (blocked_.test(u) || rdy_[isa::index(u)] == 0) continue;
@@ -105,6 +119,29 @@ public:
                 inner_.select(std::span<const warp_view>(subset_.data(), n), width - out.size()));
         }
         return out;
+    }
+
+    /// select() for ids below 64 given as masks (see view_planes), over the warps of `among`
+    /// (two_level passes its active set), the picks appended to `out`: the subsets, counts
+    /// and ready sets are words of bits, and the inner policy picks from a ready set.
+    void select_planes(const detail::view_planes& planes, std::uint64_t among, std::size_t width,
+                       issue_list& out) {
+        WARPKIT_EXPECTS(width <= max_issue_width);
+        width_ = width;
+        by_masks_ = true;
+        live_ = planes.live() & among;
+        ready_ = live_ & planes.ready;
+        unit0_ = planes.unit0;
+        unit1_ = planes.unit1;
+        unit2_ = planes.unit2;
+        switch_priority();
+        for (const isa::unit_class u : priority_order()) {
+            if (out.size() >= width) break;
+            const std::uint64_t ready = ready_ & of_class(u);
+            if (blocked_.test(u) || ready == 0) continue;
+            inner_.select_ready(
+                ready, width - out.size(), [u](std::size_t) { return u; }, out);
+        }
     }
 
     /// Advances the inner policy and the time spent at the current priority.
@@ -150,10 +187,12 @@ public:
 
     /// Instructions of type `u` in the active subset at the last select (INT_ACTV, FP_ACTV...).
     [[nodiscard]] std::uint32_t actv(isa::unit_class u) const noexcept {
+        if (by_masks_) return static_cast<std::uint32_t>(detail::popcount64(live_ & of_class(u)));
         return actv_[isa::index(u)];
     }
     /// Ready instructions of type `u` at the last select (INT_RDY, FP_RDY, LDST_RDY, SFU_RDY).
     [[nodiscard]] std::uint32_t rdy(isa::unit_class u) const noexcept {
+        if (by_masks_) return static_cast<std::uint32_t>(detail::popcount64(ready_ & of_class(u)));
         return rdy_[isa::index(u)];
     }
     /// INT_ACTV: what a coordinated Blackout controller reads for the INT clusters.
@@ -174,11 +213,21 @@ public:
     }
 
 private:
+    // Members of the active subset of type u (the views' masks of the last select_planes).
+    [[nodiscard]] std::uint64_t of_class(isa::unit_class u) const noexcept {
+        return detail::view_planes::of_class(u, unit0_, unit1_, unit2_);
+    }
+    // actv(u) > 0, without counting.
+    [[nodiscard]] bool any_active(isa::unit_class u) const noexcept {
+        return by_masks_ ? (live_ & of_class(u)) != 0 : actv_[isa::index(u)] > 0;
+    }
+
     [[nodiscard]] static constexpr isa::unit_class other(isa::unit_class u) noexcept {
         return u == isa::unit_class::int_alu ? isa::unit_class::fp : isa::unit_class::int_alu;
     }
 
     void count(std::span<const warp_view> views) noexcept {
+        by_masks_ = false;
         actv_ = {};
         rdy_ = {};
         // A warp waiting at a barrier has no instruction heading for a unit.
@@ -212,9 +261,9 @@ private:
     // At most one switch per cycle; a repeated select with the same views switches no more.
     void switch_priority() noexcept {
         const isa::unit_class low = other(high_);
-        const bool low_waiting = actv(low) > 0;
+        const bool low_waiting = any_active(low);
         if (!low_waiting) return;
-        if (actv(high_) == 0) {
+        if (!any_active(high_)) {
             ++stats_.switches_on_empty;
         } else if (blocked_.test(high_) && !blocked_.test(low)) {
             ++stats_.switches_on_blocked;
@@ -234,10 +283,20 @@ private:
     stats_type stats_{};
     isa::unit_class high_;
     std::uint64_t cycles_at_high_ = 0;
+    std::uint64_t unit2_ = 0; // with unit0_ and unit1_ below
     unit_set blocked_{};
     std::size_t width_ = 0;
+    // The counts of the last select: in actv_ and rdy_ (select over views), or (by_masks_,
+    // select_planes) as masks of the active subsets' live and ready warps and the unit class
+    // bits, counted when asked.
     std::array<std::uint32_t, isa::unit_class_count> actv_{};
     std::array<std::uint32_t, isa::unit_class_count> rdy_{};
+    // (No two unit class planes side by side: see view_planes.)
+    bool by_masks_ = false;
+    std::uint64_t live_ = 0;
+    std::uint64_t unit0_ = 0;
+    std::uint64_t ready_ = 0;
+    std::uint64_t unit1_ = 0;
     std::array<warp_view, max_warps> subset_{};
 };
 

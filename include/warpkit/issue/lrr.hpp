@@ -13,6 +13,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <span>
 #include <string_view>
 
@@ -32,6 +33,9 @@ public:
     /// Short name for reports.
     static constexpr std::string_view kind = "lrr";
 
+    /// True: there is a select_planes (two_level and GATES use it), for ids below 64.
+    static constexpr bool takes_planes = MaxWarps <= 64;
+
     /// True: select() picks from the issuable views alone, so a caller may leave the others
     /// out of the span it passes (scheduler_bank does, and the pick is the same).
     [[nodiscard]] static constexpr bool issuable_only() noexcept { return true; }
@@ -49,6 +53,35 @@ public:
             return out.size() >= width;
         });
         return out;
+    }
+
+    /// select() for ids below 64 given as masks (two_level and GATES over lrr call it with
+    /// view_planes): the picks of select() over views whose issuable warps are `ready`,
+    /// appended to `out` (which has room for `width` more); unit_of(w) is warp w's class.
+    template <class UnitOf>
+    requires(MaxWarps <= 64) void select_ready(std::uint64_t ready, std::size_t width,
+                                               UnitOf&& unit_of, issue_list& out) {
+        WARPKIT_EXPECTS(width <= max_issue_width);
+        last_width_ = width;
+        if (width == 0) return;
+        const std::size_t start = (std::size_t{last_} + 1) % MaxWarps;
+        const std::uint64_t before = (std::uint64_t{1} << start) - 1;
+        std::size_t n = 0;
+        for (std::uint64_t bits : {ready & ~before, ready & before})
+            for (; bits != 0; bits &= bits - 1) {
+                const auto w = static_cast<std::size_t>(std::countr_zero(bits));
+                out.push(static_cast<warp_id>(w), unit_of(w));
+                if (++n == width) return;
+            }
+    }
+
+    /// select() for ids below 64 given as masks (see view_planes; two_level calls it): the
+    /// picks of select() over the views of the warps in `among`, appended to `out`.
+    void select_planes(const detail::view_planes& planes, std::uint64_t among, std::size_t width,
+                       issue_list& out) requires(MaxWarps <= 64) {
+        select_ready(
+            planes.issuable() & among, width, [&](std::size_t w) { return planes.unit_of(w); },
+            out);
     }
 
     /// The warp issued in the last slot becomes the rotation point.

@@ -74,13 +74,29 @@ public:
     /// to `width` warps among the active ones.
     [[nodiscard]] issue_list select(std::span<const warp_view> views, std::size_t width) {
         WARPKIT_EXPECTS(width <= max_issue_width);
-        update_sets(views);
-        std::size_t n = 0;
-        for (const auto& v : views) { // copy each, keep the active ones: no branch
-            active_views_[n] = v;
-            n += static_cast<std::size_t>(active_.test(v.id));
+        // One list, returned from every path (a list copied right after its slots were
+        // written is read before those stores are done, and waits for them).
+        issue_list out;
+        if constexpr (max_warps <= 64) {
+            // Views in increasing id order (as an SM lists its warps) are read into per-id
+            // masks, and the sets are updated with a few word operations; an inner policy
+            // that takes the masks (lrr, GATES over lrr) picks from them too.
+            WARPKIT_EXPECTS(views.size() <= max_warps);
+            if (detail::ids_may_increase(views)) {
+                detail::view_planes planes;
+                if (planes.load(views, max_warps)) {
+                    update_sets(planes);
+                    if constexpr (detail::takes_planes<Inner>())
+                        inner_.select_planes(planes, active_.word(0), width, out);
+                    else
+                        out = inner_.select(copy_active(views), width);
+                    return out;
+                }
+            }
         }
-        return inner_.select(std::span<const warp_view>(active_views_.data(), n), width);
+        update_sets(views);
+        out = inner_.select(copy_active(views), width);
+        return out;
     }
 
     /// Forwards what issued to the inner policy.
@@ -92,7 +108,7 @@ public:
     [[nodiscard]] bool is_active(warp_id w) const noexcept { return active_.test(w); }
     /// The pending warps, head (next to be considered for promotion) first.
     [[nodiscard]] std::span<const warp_id> pending() const noexcept {
-        return {pending_.data(), pending_size_};
+        return {pending_.data() + pending_head_, pending_size_};
     }
     [[nodiscard]] bool is_pending(warp_id w) const noexcept { return pending_set_.test(w); }
 
@@ -113,9 +129,29 @@ public:
     }
 
 private:
+    // The active views, in the order offered, for an inner policy that reads views.
+    [[nodiscard]] std::span<const warp_view> copy_active(std::span<const warp_view> views) {
+        std::size_t n = 0;
+        for (const auto& v : views) { // copy each, keep the active ones: no branch
+            active_views_[n] = v;
+            n += static_cast<std::size_t>(active_.test(v.id));
+        }
+        return {active_views_.data(), n};
+    }
+
+    // The pending FIFO is pending_[pending_head_ .. pending_head_ + pending_size_): warps
+    // promoted from its head leave by moving the head, not the rest of the FIFO. Twice the
+    // room the FIFO can fill: it moves back to the start only when it reaches the end.
+    [[nodiscard]] warp_id* fifo() noexcept { return pending_.data() + pending_head_; }
+    void make_room() noexcept { // room for max_warps more after the tail
+        if (pending_head_ <= max_warps) return;
+        std::copy(fifo(), fifo() + pending_size_, pending_.data());
+        pending_head_ = 0;
+    }
 
     void push_pending(std::size_t w) noexcept {
-        pending_[pending_size_++] = static_cast<warp_id>(w);
+        make_room();
+        fifo()[pending_size_++] = static_cast<warp_id>(w);
         pending_set_.set(w);
     }
 
@@ -152,8 +188,9 @@ private:
         }
         if (!pending_set_.subset_of(alive)) {
             std::size_t keep = 0;
+            warp_id* const q = fifo();
             for (std::size_t i = 0; i < pending_size_; ++i)
-                if (alive.test(pending_[i])) pending_[keep++] = pending_[i];
+                if (alive.test(q[i])) q[keep++] = q[i];
             pending_size_ = keep;
             pending_set_ &= alive;
         }
@@ -164,8 +201,9 @@ private:
             params_.active_warps - std::min<std::size_t>(active_count(), params_.active_warps);
         if (room == 0 || pending_size_ == 0) return;
         std::size_t keep = 0;
+        warp_id* const q = fifo();
         for (std::size_t i = 0; i < pending_size_; ++i) {
-            const warp_id w = pending_[i];
+            const warp_id w = q[i];
             if (room > 0 && !waits.test(w)) {
                 --room;
                 active_.set(w);
@@ -173,10 +211,84 @@ private:
                 pending_set_.reset(w);
                 ++stats_.promotions;
             } else {
-                pending_[keep++] = w;
+                q[keep++] = w;
             }
         }
         pending_size_ = keep;
+    }
+
+    // update_sets for views read into masks, their ids increasing: the order they are
+    // offered in is the order of their ids, so a set's members pushed in id order queue up
+    // in that order. The same steps as above on words of bits.
+    void update_sets(const detail::view_planes& planes) requires(max_warps <= 64) {
+        const std::uint64_t alive = planes.alive();
+        const std::uint64_t waits = alive & planes.waiting();
+        std::uint64_t active = active_.word(0);
+        std::uint64_t pending = pending_set_.word(0);
+        // New warps, and active warps that started waiting (demoted), join the pending FIFO.
+        const std::uint64_t demoted = active & waits;
+        const std::uint64_t fresh = alive & ~active & ~pending;
+        if ((demoted | fresh) != 0) {
+            make_room();
+            warp_id* const q = fifo();
+            std::size_t d = 0; // demoted warps (counted on the way: a few bits set)
+            for (std::uint64_t push = demoted | fresh; push != 0; push &= push - 1) {
+                const auto w = static_cast<warp_id>(std::countr_zero(push));
+                d += (demoted >> w) & 1U;
+                q[pending_size_++] = w;
+            }
+            active &= ~demoted;
+            active_count_ -= d;
+            stats_.demotions += d;
+            pending |= demoted | fresh;
+        }
+        // Finished warps and warps no longer offered leave both sets.
+        if ((active & ~alive) != 0) {
+            active &= alive;
+            active_count_ = detail::popcount64(active);
+        }
+        if ((pending & ~alive) != 0) {
+            std::size_t keep = 0;
+            warp_id* const q = fifo();
+            for (std::size_t i = 0; i < pending_size_; ++i)
+                if (((alive >> q[i]) & 1U) != 0) q[keep++] = q[i];
+            pending_size_ = keep;
+            pending &= alive;
+        }
+        // Fill the active set from the pending FIFO in order, skipping warps that still wait.
+        // Once the room is filled the rest of the FIFO stays as it is: the warps that still
+        // wait ahead of the last promoted one move up to it, and the head moves past them.
+        std::size_t room =
+            params_.active_warps - std::min<std::size_t>(active_count_, params_.active_warps);
+        warp_id* const q = fifo();
+        std::size_t i = 0;
+        std::size_t kept = 0;
+        for (; room != 0 && i < pending_size_; ++i) {
+            const std::uint64_t bit = std::uint64_t{1} << q[i];
+            if ((waits & bit) == 0) {
+                --room;
+                active |= bit;
+                pending &= ~bit;
+            } else {
+                ++kept;
+            }
+        }
+        if (const std::size_t promoted = i - kept; promoted != 0) {
+            // The waiting ones among q[0, i) move up to end at q[i - 1], last first (each
+            // lands at or after the place it is read from).
+            for (std::size_t from = i, to = i; kept != 0; --kept) {
+                do
+                    --from;
+                while (((waits >> q[from]) & 1U) == 0);
+                q[--to] = q[from];
+            }
+            pending_head_ += promoted;
+            pending_size_ -= promoted;
+            active_count_ += promoted;
+            stats_.promotions += promoted;
+        }
+        active_.set_word(0, active);
+        pending_set_.set_word(0, pending);
     }
 
     [[nodiscard]] static bool waiting(const warp_view& v) noexcept {
@@ -189,7 +301,8 @@ private:
     warp_set<max_warps> active_;
     std::size_t active_count_ = 0;
     warp_set<max_warps> pending_set_;
-    std::array<warp_id, max_warps> pending_{};
+    std::array<warp_id, 2 * max_warps> pending_{};
+    std::size_t pending_head_ = 0;
     std::size_t pending_size_ = 0;
     std::array<warp_view, max_warps> active_views_{};
 };
