@@ -482,3 +482,47 @@ TEST_CASE_TEMPLATE("controller: the same events, states and counters as the refe
         CHECK(total.epochs > total.idle_detect_increments + total.idle_detect_decrements);
     }
 }
+
+TEST_CASE("controller<no_gating>::tick_never_gating: the same states and counters as the "
+          "reference controller's tick without demand") {
+    const auto sets = parameter_sets();
+    std::uint64_t below_idle_detect = 0; // over the sets: some have an idle_detect of 1
+    for (std::size_t i = 0; i < sets.size(); ++i) {
+        CAPTURE(i);
+        gating::controller<gating::no_gating> fast(sets[i]);
+        reference_controller<typename reference_of<gating::no_gating>::type> ref(sets[i]);
+        workload w(31 + i);
+        warpkit::rng& r = w.rng();
+        std::uint64_t busy_cycles = 0;
+        for (std::uint64_t t = 0; t < 40000; ++t) {
+            gating::cycle_input in = w.next(true);
+            in.demand = false;
+            busy_cycles += in.busy ? 1U : 0U;
+            fast.tick_never_gating(in.busy);
+            (void)ref.tick(in);
+            const bool agree = fast.state() == ref.state() &&
+                               fast.idle_count() == ref.idle_count() &&
+                               fast.stats().cycles == ref.stats().cycles &&
+                               fast.stats().idle_periods.lengths.samples() ==
+                                   ref.stats().idle_periods.lengths.samples();
+            if (!agree || t % 997 == 0) {
+                CAPTURE(t);
+                REQUIRE(agree);
+                REQUIRE(warpkit::stats_to_csv(fast.stats()) == warpkit::stats_to_csv(ref.stats()));
+            }
+            if (r.bernoulli(0.0007)) {
+                fast.finish();
+                ref.finish();
+            }
+        }
+        fast.finish();
+        ref.finish();
+        CHECK(warpkit::stats_to_csv(fast.stats()) == warpkit::stats_to_csv(ref.stats()));
+        // Both kinds of cycle occurred, and periods of every length class were closed.
+        CHECK(busy_cycles > 0);
+        CHECK(busy_cycles < 40000);
+        CHECK(fast.stats().idle_periods.lengths.count(64) > 0);
+        below_idle_detect += fast.stats().idle_periods.below_idle_detect;
+    }
+    CHECK(below_idle_detect > 0);
+}

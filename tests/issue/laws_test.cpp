@@ -1,6 +1,7 @@
 // Laws every warp scheduler obeys, checked on random and adversarial views.
 #include <warpkit/core/reflect.hpp>
 #include <warpkit/core/rng.hpp>
+#include <warpkit/core/stats.hpp>
 #include <warpkit/issue/cluster_scoreboard.hpp>
 #include <warpkit/issue/concepts.hpp>
 #include <warpkit/issue/gates.hpp>
@@ -516,4 +517,36 @@ TEST_CASE("law: issue::selectable of kind K picks and counts as the static sched
     check_selectable_is<wi::gto>(wi::scheduler_kind::greedy_then_oldest);
     check_selectable_is<wi::two_level<wi::lrr>>(wi::scheduler_kind::two_level_lrr);
     check_selectable_is<wi::gates<wi::lrr>>(wi::scheduler_kind::gates_lrr);
+}
+
+TEST_CASE_TEMPLATE("law: a cycle with no views (issue::idle_cycle) is select of no views then "
+                   "notify_issued of nothing",
+                   S, WARPKIT_ALL_SCHEDULERS, wi::scheduler_bank<wi::gto>, wi::selectable,
+                   wi::scheduler_bank<wi::selectable>) {
+    for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+        // `fast` counts the empty cycles by idle_cycle, `plain` by select and notify; the
+        // cycles with views between them must still pick alike.
+        S fast = law_traits<S>::make();
+        S plain = law_traits<S>::make();
+        warpkit::rng r(seed);
+        const std::size_t warps = 1 + r.below(48);
+        std::uint64_t empty = 0;
+        for (int cycle = 0; cycle < 600; ++cycle) {
+            const std::size_t width = r.below(5);
+            if (r.bernoulli(0.4)) {
+                wi::idle_cycle(fast, width);
+                (void)plain.select(std::span<const wi::warp_view>{}, width);
+                plain.notify_issued(wi::issue_list{});
+                ++empty;
+                continue;
+            }
+            const std::vector<wi::warp_view> v = random_views(r, warps);
+            const auto picked = fast.select(std::span<const wi::warp_view>(v), width);
+            REQUIRE(plain.select(std::span<const wi::warp_view>(v), width) == picked);
+            fast.notify_issued(picked);
+            plain.notify_issued(picked);
+        }
+        CHECK(empty > 100);
+        CHECK(warpkit::stats_to_csv(fast.stats()) == warpkit::stats_to_csv(plain.stats()));
+    }
 }

@@ -8,12 +8,14 @@
 #include <warpkit/core/stats.hpp>
 #include <warpkit/gating/concepts.hpp>
 #include <warpkit/gating/conventional.hpp>
+#include <warpkit/gating/no_gating.hpp>
 #include <warpkit/gating/params.hpp>
 #include <warpkit/gating/state.hpp>
 #include <warpkit/gating/stats.hpp>
 
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 namespace warpkit::gating {
 
@@ -115,6 +117,19 @@ public:
             break;
         }
         return ev;
+    }
+
+    /// One cycle under the policy that never gates, without demand: what tick() does then
+    /// (the block stays on; an idle cycle extends the idle period, a busy one closes it), with
+    /// none of the states and decisions that policy never reaches. An SM that never gates ticks
+    /// its clusters' controllers this way every cycle.
+    void tick_never_gating(bool busy) noexcept requires std::is_same_v<Policy, no_gating> {
+        ++s_.cycles;
+        ++s_.on_cycles;
+        if (!busy)
+            ++period_;
+        else if (period_ != 0)
+            close_period();
     }
 
     /// Records the idle period still open at the end of a run (call once, when done).

@@ -24,4 +24,17 @@ concept warp_scheduler = observable_component<S> &&
     s.notify_issued(done);
 };
 
+/// A cycle in which scheduler `s` has no warp to look at: the same as select() of no views
+/// then notify_issued() of nothing, done by `s.idle_cycle(width)` where S has it (a scheduler
+/// that keeps no state derived from the views counts the cycle without a pass).
+template <class S>
+void idle_cycle(S& s, std::size_t width) {
+    if constexpr (requires { s.idle_cycle(width); }) {
+        s.idle_cycle(width);
+    } else {
+        (void)s.select(std::span<const warp_view>{}, width);
+        s.notify_issued(issue_list{});
+    }
+}
+
 } // namespace warpkit::issue

@@ -63,6 +63,13 @@ public:
     }
 
     /// The warp of the first issued slot becomes (or stays) the greedy warp.
+    /// See issue::idle_cycle: select() of no views then notify_issued() of nothing.
+    void idle_cycle(std::size_t width) noexcept {
+        WARPKIT_EXPECTS(width <= max_issue_width);
+        width_ = width;
+        base::stats_.issue.record(width, issue_list{});
+    }
+
     void notify_issued(const issue_list& done) noexcept {
         base::stats_.issue.record(width_, done);
         if (done.empty()) return;

@@ -85,6 +85,13 @@ public:
     }
 
     /// The warp issued in the last slot becomes the rotation point.
+    /// See issue::idle_cycle: select() of no views then notify_issued() of nothing.
+    void idle_cycle(std::size_t width) noexcept {
+        WARPKIT_EXPECTS(width <= max_issue_width);
+        last_width_ = width;
+        base::stats_.record(width, issue_list{});
+    }
+
     void notify_issued(const issue_list& done) noexcept {
         base::stats_.record(last_width_, done);
         if (!done.empty()) last_ = (done.end() - 1)->warp;

@@ -105,13 +105,22 @@ public:
         }
         issue_list out;
         for (std::size_t k = 0; k < n; ++k) {
-            const std::size_t w = width / n + ((k + n - extra_) % n < width % n ? 1 : 0);
-            const issue_list picked =
-                schedulers_[k].select(std::span<const warp_view>(local_[k].data(), count_[k]), w);
+            const issue_list picked = schedulers_[k].select(
+                std::span<const warp_view>(local_[k].data(), count_[k]), share_(k, width));
             for (const auto& s : picked)
                 out.push(static_cast<warp_id>(s.warp * n + k), s.unit);
         }
         return out;
+    }
+
+    /// A cycle with no views (see issue::idle_cycle): each scheduler's, with its share of
+    /// `width` as select() gives it, and the rotation advanced as notify_issued() does.
+    void idle_cycle(std::size_t width) {
+        WARPKIT_EXPECTS(width <= max_issue_width);
+        const std::size_t n = size();
+        for (std::size_t k = 0; k < n; ++k)
+            issue::idle_cycle(schedulers_[k], share_(k, width));
+        extra_ = (extra_ + 1) % n;
     }
 
     /// Tells every scheduler which of its warps issued (each is told, even of nothing).
@@ -182,6 +191,12 @@ public:
     }
 
 private:
+    // Scheduler k's slots of a bank width `width` this cycle.
+    [[nodiscard]] std::size_t share_(std::size_t k, std::size_t width) const noexcept {
+        const std::size_t n = size();
+        return width / n + ((k + n - extra_) % n < width % n ? 1 : 0);
+    }
+
     // True when scheduler k picks from the issuable views alone (the
     // bank leaves the other views out of its span).
     [[nodiscard]] bool issuable_only_(std::size_t k) const noexcept {

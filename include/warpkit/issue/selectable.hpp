@@ -12,6 +12,7 @@
 #include <warpkit/core/reflect.hpp>
 #include <warpkit/core/stats.hpp>
 #include <warpkit/isa/unit_class.hpp>
+#include <warpkit/issue/concepts.hpp>
 #include <warpkit/issue/gates.hpp>
 #include <warpkit/issue/gto.hpp>
 #include <warpkit/issue/issue_list.hpp>
@@ -112,6 +113,10 @@ public:
     /// See warp_scheduler.
     void notify_issued(const issue_list& done) {
         std::visit([&](auto& s) { s.notify_issued(done); }, policy_);
+    }
+    /// See issue::idle_cycle.
+    void idle_cycle(std::size_t width) {
+        std::visit([&](auto& s) { issue::idle_cycle(s, width); }, policy_);
     }
     /// The unit classes power gating blocks, for GATES; the other policies do not look.
     void set_blocked(unit_set blocked) noexcept {

@@ -129,6 +129,11 @@ private:
         detail::queue_bank<timed_flit> out;       ///< per output, flits in the switch included
         std::vector<std::int32_t> in_lock;        ///< output an input is connected to, or -1
         std::vector<std::int32_t> out_lock;       ///< input an output is connected to, or -1
+        // The nodes a cycle visits, in ascending order as a scan of all would.
+        detail::node_mask outputs_held; ///< outputs with flits in (or on their way to) the buffer
+        detail::node_mask inputs_held;  ///< inputs with flits in their buffer (in_count > 0)
+        detail::node_mask out_locked;   ///< outputs connected to an input (out_lock >= 0)
+        detail::node_mask in_locked;    ///< inputs connected to an output (in_lock >= 0)
         std::optional<Alloc> alloc;        ///< VOQ inputs: the allocator
         std::vector<std::uint32_t> gptr;   ///< FIFO inputs: each output's first input to try
         fabric(std::uint32_t nodes, std::uint32_t iters, bool voq) : gptr(voq ? 0 : nodes, 0) {
@@ -150,24 +155,28 @@ private:
             n.out = detail::queue_bank<timed_flit>(nodes_, p_.output_buffer_flits);
             n.in_lock.assign(nodes_, -1);
             n.out_lock.assign(nodes_, -1);
+            n.outputs_held.resize(nodes_);
+            n.inputs_held.resize(nodes_);
+            n.out_locked.resize(nodes_);
+            n.in_locked.resize(nodes_);
             n.resize_edges(nodes_, C, 1, p_.inject_queue_packets, p_.eject_queue_packets);
         }
         this->size_edges(nodes_);
         req_.assign(nodes_, 0);
         match_.assign(nodes_, -1);
-        out_taken_.assign(nodes_, 0);
-        in_busy_.assign(nodes_, 0);
+        out_taken_.resize(nodes_);
+        in_busy_.resize(nodes_);
+        requested_.resize(nodes_);
+        won_.resize(nodes_);
         first_.assign(nodes_, unset_);
         after_.assign(nodes_, unset_);
     }
 
     bool step(fabric& n) {
         if (n.packets.used() == 0) return false;
-        for (node_id o = 0; o < nodes_; ++o)
-            sink_step(n, o);
+        n.outputs_held.visit([&](std::size_t o) { sink_step(n, static_cast<node_id>(o)); });
         switch_step(n);
-        for (node_id i = 0; i < nodes_; ++i)
-            source_step(n, i);
+        n.sending.visit([&](std::size_t i) { source_step(n, static_cast<node_id>(i)); });
         return true;
     }
 
@@ -181,6 +190,7 @@ private:
             ++n.reserved[e];
         }
         n.out.pop(o);
+        if (n.out.empty(o)) n.outputs_held.reset(o);
         ++n.s.buffer_reads;
         ++n.s.routers[0].buffer_reads;
         if (f.seq != n.packets.expect(f.pkt)) ++n.s.order_errors;
@@ -199,8 +209,9 @@ private:
         const std::size_t q = inq(i, o);
         const flit f = n.in.front(q);
         n.in.pop(q);
-        --n.in_count[i];
+        if (--n.in_count[i] == 0) n.inputs_held.reset(i);
         n.out.push(o, timed_flit{now_ + p_.latency, f});
+        n.outputs_held.set(o);
         auto& rs = n.s.routers[0];
         ++n.s.buffer_reads;
         ++rs.buffer_reads;
@@ -213,57 +224,61 @@ private:
         if (edges::is_tail(f)) {
             n.in_lock[i] = -1;
             n.out_lock[o] = -1;
+            n.in_locked.reset(i);
+            n.out_locked.reset(o);
         } else {
             n.in_lock[i] = static_cast<std::int32_t>(o);
             n.out_lock[o] = static_cast<std::int32_t>(i);
+            n.in_locked.set(i);
+            n.out_locked.set(o);
         }
     }
 
     void switch_step(fabric& n) {
-        // Connections first: the next flit of a packet already under way.
-        for (node_id o = 0; o < nodes_; ++o) {
-            const std::int32_t i = n.out_lock[o];
-            if (i < 0) continue;
-            out_taken_[o] = 1;
-            const auto in = static_cast<node_id>(i);
-            in_busy_[in] = 1;
-            const std::size_t q = inq(in, o);
-            if (!n.in.empty(q) && !n.out.full(o)) move(n, in, o);
-        }
+        // Connections first: the next flit of a packet already under way. The inputs and
+        // outputs connected at the start of the cycle are not free in it.
+        out_taken_.copy_from(n.out_locked);
+        in_busy_.copy_from(n.in_locked);
+        out_taken_.visit([&](std::size_t o) {
+            const auto in = static_cast<node_id>(n.out_lock[o]);
+            const std::size_t q = inq(in, static_cast<node_id>(o));
+            if (!n.in.empty(q) && !n.out.full(o)) move(n, in, static_cast<node_id>(o));
+        });
         if (p_.voq)
             voq_switch_(n);
         else
             fifo_switch_(n);
-        std::fill(out_taken_.begin(), out_taken_.end(), std::uint8_t{0});
-        std::fill(in_busy_.begin(), in_busy_.end(), std::uint8_t{0});
     }
 
     // Free inputs and outputs, FIFO inputs: each head flit requests its output; every free
     // output with room takes the first requesting input at or after its pointer.
     void fifo_switch_(fabric& n) {
         bool any = false;
-        for (node_id i = 0; i < nodes_; ++i) {
-            if (in_busy_[i] != 0 || n.in_count[i] == 0) continue;
+        n.inputs_held.visit([&](std::size_t in) {
+            const auto i = static_cast<node_id>(in);
+            if (in_busy_.test(i)) return;
             const node_id o = n.in.front(i).dst;
-            if (out_taken_[o] != 0 || n.out.full(o)) continue;
+            if (out_taken_.test(o) || n.out.full(o)) return;
             if (first_[o] == unset_) first_[o] = i;
             if (after_[o] == unset_ && i >= n.gptr[o]) after_[o] = i;
+            requested_.set(o);
             any = true;
-        }
+        });
         if (!any) return;
-        for (node_id o = 0; o < nodes_; ++o) {
-            if (first_[o] == unset_) continue;
+        requested_.visit([&](std::size_t o) {
             const node_id win = after_[o] != unset_ ? after_[o] : first_[o];
             match_[win] = static_cast<std::int32_t>(o);
+            won_.set(win);
             n.gptr[o] = win + 1 == nodes_ ? 0 : win + 1;
             first_[o] = unset_;
             after_[o] = unset_;
-        }
-        for (node_id i = 0; i < nodes_; ++i)
-            if (match_[i] >= 0) {
-                move(n, i, static_cast<node_id>(match_[i]));
-                match_[i] = -1;
-            }
+        });
+        requested_.clear();
+        won_.visit([&](std::size_t i) {
+            move(n, static_cast<node_id>(i), static_cast<node_id>(match_[i]));
+            match_[i] = -1;
+        });
+        won_.clear();
     }
 
     // Free inputs and outputs, VOQ inputs (nodes <= 64): every queue's head flit requests its
@@ -272,9 +287,9 @@ private:
         std::uint64_t taken = 0;
         bool any = false;
         for (node_id i = 0; i < nodes_; ++i) {
-            taken |= std::uint64_t{out_taken_[i]} << i;
+            taken |= std::uint64_t{out_taken_.test(i)} << i;
             req_[i] = 0;
-            const bool connected = in_busy_[i] != 0;
+            const bool connected = in_busy_.test(i);
             match_[i] = connected ? 0 : -1;
             if (connected || n.in_count[i] == 0) continue;
             for (node_id o = 0; o < nodes_; ++o)
@@ -284,7 +299,7 @@ private:
         if (any) {
             n.alloc->allocate(req_, match_, taken);
             for (node_id i = 0; i < nodes_; ++i)
-                if (in_busy_[i] == 0 && match_[i] >= 0)
+                if (!in_busy_.test(i) && match_[i] >= 0)
                     move(n, i, static_cast<node_id>(match_[i]));
         }
         std::fill(match_.begin(), match_.end(), -1);
@@ -307,6 +322,7 @@ private:
             f.flags = edges::flit_flags(st.seq, pk.flits);
             n.in.push(q, f);
             ++n.in_count[node];
+            n.inputs_held.set(node);
             ++n.s.buffer_writes;
             ++n.s.routers[0].buffer_writes;
             this->count_sent(n.s, node, pk, st.seq);
@@ -321,8 +337,10 @@ private:
     static constexpr node_id unset_ = ~node_id{0};
     std::vector<std::uint64_t> req_;    // VOQ: outputs each input requests
     std::vector<std::int32_t> match_;   // output each input won (-1: none)
-    std::vector<std::uint8_t> out_taken_; // outputs connected at the start of the cycle
-    std::vector<std::uint8_t> in_busy_;   // inputs connected at the start of the cycle
+    detail::node_mask out_taken_;       // outputs connected at the start of the cycle
+    detail::node_mask in_busy_;         // inputs connected at the start of the cycle
+    detail::node_mask requested_;       // FIFO: outputs some free input requests
+    detail::node_mask won_;             // FIFO: inputs an output granted
     std::vector<node_id> first_;          // FIFO: each output's first requesting input
     std::vector<node_id> after_;          // ... and its first at or after its pointer
 };

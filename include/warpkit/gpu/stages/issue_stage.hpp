@@ -11,6 +11,7 @@
 #include <warpkit/gpu/stages/issue_port.hpp>
 #include <warpkit/gpu/stages/sm_params.hpp>
 #include <warpkit/gpu/stages/warp_context.hpp>
+#include <warpkit/issue/concepts.hpp>
 #include <warpkit/issue/issue_list.hpp>
 #include <warpkit/issue/warp_view.hpp>
 
@@ -71,6 +72,12 @@ public:
                                                stall_stats& stalls) {
         const stall_cause worst = tracking_ ? describe_tracked_(h, warps, sharing, port, demand)
                                             : describe_(h, warps, sharing, port, demand);
+        if (count_ == 0) {
+            // No warp to offer (common while every warp waits): the bank picks nothing.
+            issue::idle_cycle(bank, width_);
+            if (width_ > 0) count_stall(worst, stalls);
+            return 0;
+        }
         const issue::issue_list done = pick_(h, bank, warps, sharing, port, demand);
         bank.notify_issued(done);
         if (done.size() < width_) count_stall(worst, stalls);

@@ -155,8 +155,7 @@ public:
             // Every cluster stays on: no demand is placed on one and no sibling is gated;
             // each controller sees whether its pipeline was busy (its idle periods).
             for (std::size_t c = 0; c < gates_.size(); ++c)
-                static_cast<void>(
-                    gates_[c].tick(gating::cycle_input{false, units[c].busy(), 0, false}));
+                gates_[c].tick_never_gating(units[c].busy());
             return;
         }
         for (std::size_t t = 0; t < 2; ++t) {

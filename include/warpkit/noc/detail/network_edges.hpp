@@ -7,6 +7,7 @@
 
 #include <warpkit/core/error.hpp>
 #include <warpkit/core/stats.hpp>
+#include <warpkit/noc/detail/node_mask.hpp>
 #include <warpkit/noc/detail/packet_pool.hpp>
 #include <warpkit/noc/detail/queue_bank.hpp>
 #include <warpkit/noc/network_stats.hpp>
@@ -33,6 +34,9 @@ struct subnet_edges {
     queue_bank<std::uint32_t> injq;
     queue_bank<std::uint32_t> ejq;
     std::vector<std::uint32_t> reserved;
+    /// Nodes whose interface has a packet queued or under way (set by inject, cleared by
+    /// offer_sources once the node has neither): the nodes a cycle must offer.
+    node_mask sending;
     network_stats s;
 
     /// Sizes the edges for `nodes` nodes with `classes` classes each and `routers` routers.
@@ -43,6 +47,7 @@ struct subnet_edges {
         injq = queue_bank<std::uint32_t>(nodes * classes, inject_queue_packets);
         ejq = queue_bank<std::uint32_t>(nodes * classes, eject_queue_packets);
         reserved.assign(nodes * classes, 0);
+        sending.resize(nodes);
         s.nodes.assign(nodes, node_stats{});
         s.routers.assign(routers, router_stats{});
     }
@@ -108,6 +113,7 @@ public:
         const std::uint32_t slot = n.packets.put(std::move(pk));
         const auto& q = n.packets[slot];
         n.injq.push(qi(q.src, q.cls), slot);
+        n.sending.set(q.src);
         return q.id;
     }
 
@@ -206,9 +212,25 @@ protected:
     /// Offers `node`'s sources to the network, classes in turn from the one after the last that
     /// sent: a source with no packet takes the next one from its queue, then
     /// `send(queue_index, source)` moves at most one flit of it and says whether it did. The
-    /// first source that sends ends the turn and the next turn starts after its class.
+    /// first source that sends ends the turn and the next turn starts after its class. A node
+    /// left with no packet queued or under way leaves `n.sending`.
     template <class Subnet, class Send>
     void offer_sources(Subnet& n, node_id node, Send&& send) {
+        offer_sources_(n, node, send);
+        bool left = false;
+        for (std::size_t c = 0; c < classes; ++c) {
+            const std::size_t e = std::size_t{node} * classes + c;
+            left = left || n.src[e].pkt != none || !n.injq.empty(e);
+        }
+        if (!left) n.sending.reset(node);
+    }
+
+    std::uint64_t now_ = 0;
+    std::uint64_t next_id_ = 0;
+
+private:
+    template <class Subnet, class Send>
+    void offer_sources_(Subnet& n, node_id node, Send& send) {
         for (std::size_t k = 0; k < classes; ++k) {
             std::size_t c = n.src_rr[node] + k;
             if (c >= classes) c -= classes;
@@ -226,10 +248,6 @@ protected:
         }
     }
 
-    std::uint64_t now_ = 0;
-    std::uint64_t next_id_ = 0;
-
-private:
     [[nodiscard]] Derived& self() noexcept { return static_cast<Derived&>(*this); }
     [[nodiscard]] const Derived& self() const noexcept {
         return static_cast<const Derived&>(*this);
