@@ -76,7 +76,8 @@ public:
     using cluster_type = unit_cluster<Payload>;
 
     explicit execution_units(const units_params& p = {}) : p_(validated(p)) {
-        clusters_.reserve(size());
+        clusters_.reserve(2 * (std::size_t{p_.sp_count} + p_.sub_cores) + dp_clusters_() +
+                          tensor_clusters_());
         for (std::uint32_t i = 0; i < p_.sp_count; ++i)
             clusters_.emplace_back(
                 cluster_params{isa::unit_class::int_alu, p_.sp_lanes, p_.timing});
@@ -107,9 +108,7 @@ public:
 
     /// Number of clusters (2 x sp_count + 2 x sub_cores, plus sub_cores for DP and for tensor
     /// units where the SM has them).
-    [[nodiscard]] std::size_t size() const noexcept {
-        return 2 * (std::size_t{p_.sp_count} + p_.sub_cores) + dp_clusters_() + tensor_clusters_();
-    }
+    [[nodiscard]] std::size_t size() const noexcept { return clusters_.size(); }
     /// Sub-cores (1 unless params say otherwise).
     [[nodiscard]] std::uint32_t sub_cores() const noexcept { return p_.sub_cores; }
     /// Index of SP `sp`'s INT cluster.
