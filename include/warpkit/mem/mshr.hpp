@@ -12,6 +12,7 @@
 #include <warpkit/core/params.hpp>
 #include <warpkit/core/reflect.hpp>
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -64,7 +65,7 @@ public:
 
     explicit mshr_table(const mshr_params& p = {})
         : p_((validate(p), p)), entries_(p.entries), slots_(std::size_t{p.entries} * p.max_merged),
-          ready_(p.entries) {}
+          ready_(p.entries), valid_((std::size_t{p.entries} + 63) / 64, 0) {}
 
     [[nodiscard]] const mshr_params& params() const noexcept { return p_; }
     [[nodiscard]] std::size_t occupancy() const noexcept { return used_; }
@@ -75,17 +76,13 @@ public:
     }
     /// What `add(line_addr, ...)` would do, without doing it.
     [[nodiscard]] mshr_outcome peek(std::uint64_t line_addr) const noexcept {
-        const std::size_t e = find(line_addr);
-        if (e != npos)
-            return entries_[e].count < p_.max_merged && !entries_[e].filled
-                       ? mshr_outcome::merged
-                       : mshr_outcome::full_merges;
-        return full() ? mshr_outcome::full_entries : mshr_outcome::allocated;
+        return outcome_(find(line_addr));
     }
     /// Records a miss of `req` on line `line_addr`. A line whose data already returned takes
     /// no more merges (its requests are draining): such a miss is refused as full_merges.
     mshr_outcome add(std::uint64_t line_addr, const T& req) {
-        const mshr_outcome o = peek(line_addr);
+        const std::size_t found = find(line_addr);
+        const mshr_outcome o = outcome_(found);
         switch (o) {
         case mshr_outcome::full_entries:
             ++stats_.full_entries;
@@ -94,7 +91,7 @@ public:
             ++stats_.full_merges;
             return o;
         case mshr_outcome::merged: {
-            entry& e = entries_[find(line_addr)];
+            entry& e = entries_[found];
             slots_[slot(e, e.count++)] = req;
             ++stats_.merges;
             return o;
@@ -102,9 +99,12 @@ public:
         case mshr_outcome::allocated:
             break;
         }
-        std::size_t i = 0;
-        while (entries_[i].valid)
-            ++i;
+        // The first free entry (one exists: not full).
+        std::size_t w = 0;
+        while (valid_[w] == ~std::uint64_t{0})
+            ++w;
+        const std::size_t i = 64 * w + static_cast<std::size_t>(std::countr_one(valid_[w]));
+        valid_[w] |= std::uint64_t{1} << (i % 64);
         entry& e = entries_[i];
         e = entry{true, false, line_addr, 1, 0, static_cast<std::uint32_t>(i)};
         slots_[slot(e, 0)] = req;
@@ -137,6 +137,7 @@ public:
         ++stats_.released;
         if (e.next == e.count) {
             e.valid = false;
+            valid_[e.index / 64] &= ~(std::uint64_t{1} << (e.index % 64));
             --used_;
             ready_.pop();
         }
@@ -157,10 +158,22 @@ private:
         std::uint32_t index = 0; // own position: its slots start at index * max_merged
     };
 
+    // The entry of line_addr (a line has at most one), visiting the valid entries alone.
     [[nodiscard]] std::size_t find(std::uint64_t line_addr) const noexcept {
-        for (std::size_t i = 0; i < entries_.size(); ++i)
-            if (entries_[i].valid && entries_[i].line == line_addr) return i;
+        for (std::size_t w = 0; w < valid_.size(); ++w)
+            for (std::uint64_t b = valid_[w]; b != 0; b &= b - 1) {
+                const std::size_t i = 64 * w + static_cast<std::size_t>(std::countr_zero(b));
+                if (entries_[i].line == line_addr) return i;
+            }
         return npos;
+    }
+    // What add() does given find()'s answer `e`.
+    [[nodiscard]] mshr_outcome outcome_(std::size_t e) const noexcept {
+        if (e != npos)
+            return entries_[e].count < p_.max_merged && !entries_[e].filled
+                       ? mshr_outcome::merged
+                       : mshr_outcome::full_merges;
+        return full() ? mshr_outcome::full_entries : mshr_outcome::allocated;
     }
     [[nodiscard]] std::size_t slot(const entry& e, std::uint32_t k) const noexcept {
         return std::size_t{e.index} * p_.max_merged + k;
@@ -170,6 +183,7 @@ private:
     std::vector<entry> entries_;
     std::vector<T> slots_;
     fifo<std::uint32_t> ready_;
+    std::vector<std::uint64_t> valid_; // bit i: entries_[i].valid
     std::size_t used_ = 0;
     mshr_stats stats_{};
 };
