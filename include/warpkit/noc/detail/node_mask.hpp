@@ -18,11 +18,6 @@ public:
     void set(std::size_t i) noexcept { w_[i / 64] |= bit(i); }
     void reset(std::size_t i) noexcept { w_[i / 64] &= ~bit(i); }
     [[nodiscard]] bool test(std::size_t i) const noexcept { return (w_[i / 64] & bit(i)) != 0; }
-    [[nodiscard]] bool none() const noexcept {
-        for (const std::uint64_t w : w_)
-            if (w != 0) return false;
-        return true;
-    }
     /// Empties the set.
     void clear() noexcept {
         for (auto& w : w_)
