@@ -19,7 +19,7 @@ namespace {
 // A register write a commit makes: warp slot, register, lane, value.
 using written = std::tuple<std::uint32_t, std::uint32_t, std::size_t, std::uint64_t>;
 
-struct recorder {
+struct store_recorder {
     std::vector<written>* out;
     void operator()(std::uint32_t slot, std::uint32_t reg, std::size_t lane, std::uint64_t v,
                     ptx::type) const {
@@ -77,8 +77,8 @@ TEST_CASE("deferred_global: commit_loads writes the registers commit writes; wri
     CHECK_FALSE(a.holds_writes());
     std::vector<written> by_commit;
     std::vector<written> by_loads;
-    a.commit(mem, recorder{&by_commit});
-    b.commit_loads(mem, recorder{&by_loads});
+    a.commit(mem, store_recorder{&by_commit});
+    b.commit_loads(mem, store_recorder{&by_loads});
     CHECK(by_commit.size() == 400);
     CHECK(by_loads == by_commit);
     CHECK(a.empty());
@@ -93,7 +93,7 @@ TEST_CASE("deferred_global: commit_loads writes the registers commit writes; wri
     a.hold(load(8, 0, 2, 0, 4));
     CHECK(a.holds_writes());
     std::vector<written> mixed;
-    a.commit(mem, recorder{&mixed});
+    a.commit(mem, store_recorder{&mixed});
     CHECK_FALSE(a.holds_writes());
     // In order: the load before the store reads the old word, the one after it the new.
     REQUIRE(mixed.size() == 2);

@@ -298,7 +298,7 @@ inline constexpr bool is_loaded<loaded_register<Base>> = true;
 
 // Parameter sets: the defaults, and ones that push each count to its edge. Each is valid for
 // the adaptive tuner too (min_idle_detect <= idle_detect <= max_idle_detect).
-std::vector<gating::params> parameter_sets() {
+std::vector<gating::params> reference_parameter_sets() {
     std::vector<gating::params> v;
     v.emplace_back(); // Warped Gates: 5 / 14 / 3, epochs of 1000
     gating::params a; // everything 1: gating, break-even and wakeup in one cycle
@@ -450,7 +450,7 @@ TEST_CASE_TEMPLATE("controller: the same events, states and counters as the refe
                    loaded_register<gating::naive_blackout>,
                    loaded_register<gating::coordinated_blackout>) {
     gating::stats total{};
-    const auto sets = parameter_sets();
+    const auto sets = reference_parameter_sets();
     for (std::size_t i = 0; i < sets.size(); ++i) {
         for (std::uint64_t seed = 1; seed <= 2; ++seed) {
             CAPTURE(i);
@@ -485,7 +485,7 @@ TEST_CASE_TEMPLATE("controller: the same events, states and counters as the refe
 
 TEST_CASE("controller<no_gating>::tick_never_gating: the same states and counters as the "
           "reference controller's tick without demand") {
-    const auto sets = parameter_sets();
+    const auto sets = reference_parameter_sets();
     std::uint64_t below_idle_detect = 0; // over the sets: some have an idle_detect of 1
     for (std::size_t i = 0; i < sets.size(); ++i) {
         CAPTURE(i);

@@ -38,7 +38,7 @@ gpu::gpu_params fermi(std::uint32_t s) {
     return p;
 }
 
-struct outcome {
+struct sharing_outcome {
     gpu::run_stats stats;
     func::global_memory mem;
     std::vector<rc::front_end_sharing_stats> clusters;
@@ -47,8 +47,8 @@ struct outcome {
 };
 
 // Runs `k` on `p` from the kernel's data; keeps every SM's counters.
-outcome run(const func::isa_kernel& k, const gpu::gpu_params& p) {
-    outcome o;
+sharing_outcome run(const func::isa_kernel& k, const gpu::gpu_params& p) {
+    sharing_outcome o;
     func::load_data(k, o.mem);
     gpu::gpu<gpu::fermi_gtx480> g(p);
     o.stats = g.run(k, o.mem, [&](const auto& sm) {
@@ -59,8 +59,8 @@ outcome run(const func::isa_kernel& k, const gpu::gpu_params& p) {
 }
 
 // BFS relaunches until the changed flag stays clear; the stats of all launches add up.
-outcome run_bfs(const func::isa_kernel& k, const gpu::gpu_params& p) {
-    outcome o;
+sharing_outcome run_bfs(const func::isa_kernel& k, const gpu::gpu_params& p) {
+    sharing_outcome o;
     func::load_data(k, o.mem);
     gpu::gpu<gpu::fermi_gtx480> g(p);
     for (int launch = 0; launch < 64; ++launch) {
@@ -202,26 +202,28 @@ join:
     STG r12, r6
     EXIT
 )");
-    compare_clusters(func::isa_kernel(p), [](const outcome& r, const outcome&, std::uint32_t s) {
-        CHECK(r.stats.sharing.ungroups == 0);
-        CHECK(fraction(r.stats) == 1.0);
-        CHECK(r.stats.sharing.ctrl_packets == 0);
-        // Branches (5 BNE, 1 BEQ) and exits of 2 warps per block, one mask per slave each.
-        CHECK(r.stats.sharing.branches == (16 / s) * 2 * (5 + 1 + 1));
-        CHECK(r.stats.sharing.mask_packets == r.stats.sharing.branches * (s - 1));
-        CHECK(r.stats.sharing.compares == r.stats.sharing.mask_packets);
-        // Slaves never fetched: their front-ends were gated the whole kernel.
-        for (std::size_t i = 0; i < r.sm.size(); ++i) {
-            CAPTURE(i);
-            if (i % s == 0) {
-                CHECK(r.sm[i].fetches > 0);
-                CHECK(r.sms[i].front_end_gated_cycles == 0);
-            } else {
-                CHECK(r.sm[i].fetches == 0);
-                CHECK(r.sms[i].front_end_gated_cycles == r.sm[i].cycles);
-            }
-        }
-    });
+    compare_clusters(func::isa_kernel(p),
+                     [](const sharing_outcome& r, const sharing_outcome&, std::uint32_t s) {
+                         CHECK(r.stats.sharing.ungroups == 0);
+                         CHECK(fraction(r.stats) == 1.0);
+                         CHECK(r.stats.sharing.ctrl_packets == 0);
+                         // Branches (5 BNE, 1 BEQ) and exits of 2 warps per block, one mask per
+                         // slave each.
+                         CHECK(r.stats.sharing.branches == (16 / s) * 2 * (5 + 1 + 1));
+                         CHECK(r.stats.sharing.mask_packets == r.stats.sharing.branches * (s - 1));
+                         CHECK(r.stats.sharing.compares == r.stats.sharing.mask_packets);
+                         // Slaves never fetched: their front-ends were gated the whole kernel.
+                         for (std::size_t i = 0; i < r.sm.size(); ++i) {
+                             CAPTURE(i);
+                             if (i % s == 0) {
+                                 CHECK(r.sm[i].fetches > 0);
+                                 CHECK(r.sms[i].front_end_gated_cycles == 0);
+                             } else {
+                                 CHECK(r.sm[i].fetches == 0);
+                                 CHECK(r.sms[i].front_end_gated_cycles == r.sm[i].cycles);
+                             }
+                         }
+                     });
 }
 
 TEST_CASE("warps that exit early: the members' next blocks take the same warp slots") {
@@ -257,7 +259,8 @@ loop:
 done:
     EXIT
 )");
-    compare_clusters(func::isa_kernel(p), [](const outcome& r, const outcome& base, std::uint32_t) {
+    compare_clusters(func::isa_kernel(p), [](const sharing_outcome& r, const sharing_outcome& base,
+                                             std::uint32_t) {
         CHECK(r.stats.total.warp_instructions == base.stats.total.warp_instructions);
         CHECK(r.stats.sharing.ungroups == 0);
         CHECK(fraction(r.stats) == 1.0);
@@ -290,7 +293,7 @@ TEST_CASE("branches on the block index: SM divergence ungroups the clusters") {
     SUBCASE("lanes below the block index take the branch: the masks differ") {
         const auto k = kernel("    MVI r6, 7\n    SLT r4, r1, r2\n    SSY out\n    BEQ r4, out\n"
                               "    MVI r6, 9\n");
-        compare_clusters(k, [](const outcome& r, const outcome&, std::uint32_t s) {
+        compare_clusters(k, [](const sharing_outcome& r, const sharing_outcome&, std::uint32_t s) {
             CHECK(causes(r.stats, rc::ungroup_cause::mask_mismatch) == 16 / s);
             CHECK(fraction(r.stats) < 1.0);
             CHECK(r.stats.sharing.independent_cycles > 0);

@@ -259,7 +259,7 @@ TEST_CASE("synthetic source: unit-stride addresses, warps of a block share barri
 namespace {
 
 /// Counters of one run of a synthetic workload on one SM.
-struct run_result {
+struct gates_run_result {
     std::uint64_t cycles = 0;
     gpu::sm_stats sm{};
     std::uint64_t generated = 0;
@@ -279,8 +279,8 @@ gpu::sm_params study_sm() {
 }
 
 template <class Scheduler, class Gating>
-run_result run(const func::synthetic_params& w, std::uint64_t seed,
-               const gpu::sm_params& sp = study_sm()) {
+gates_run_result run(const func::synthetic_params& w, std::uint64_t seed,
+                     const gpu::sm_params& sp = study_sm()) {
     using pol = test::sm_policies<Scheduler, Gating>;
     using source_t = func::synthetic_source<32>;
     using sm_t = gpu::sm<pol, source_t>;
@@ -305,7 +305,7 @@ run_result run(const func::synthetic_params& w, std::uint64_t seed,
     REQUIRE(sm.idle());
     CHECK(done == w.blocks);
     sm.finish();
-    run_result r;
+    gates_run_result r;
     r.sm = sm.stats();
     r.cycles = r.sm.cycles;
     r.generated = sm.source().generated();
@@ -337,7 +337,7 @@ func::synthetic_params small_workload() {
     return p;
 }
 
-double savings(const run_result& r, std::size_t t, std::uint64_t baseline_cycles) {
+double savings(const gates_run_result& r, std::size_t t, std::uint64_t baseline_cycles) {
     return 1.0 - static_cast<double>(r.energy[t]) / (2.0 * static_cast<double>(baseline_cycles));
 }
 
@@ -574,7 +574,7 @@ namespace {
 
 // Everything a gated run counts, as text: the SM counters, every controller's counters and
 // idle-detect threshold, and the per-type adaptation.
-std::string gating_record(const run_result& r) {
+std::string gating_record(const gates_run_result& r) {
     std::string out = std::to_string(r.cycles) + " " + stats_to_json(r.sm).dump();
     for (std::size_t c = 0; c < r.gates.size(); ++c)
         out += "\n" + stats_to_json(r.gates[c]).dump() + " " + std::to_string(r.idle_detect[c]);

@@ -7,6 +7,8 @@
 #include <warpkit/host/launch_runner.hpp>
 #include <warpkit/ptx/parser.hpp>
 
+#include "../source_dir.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -24,10 +26,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path source_dir() {
-    const char* d = std::getenv("WARPKIT_SOURCE_DIR");
-    return d != nullptr ? fs::path(d) : fs::path(".");
-}
+using test_files::source_dir;
 
 const ptx::module& vector_add_module() {
     static const ptx::module m = ptx::read_ptx(source_dir() / "examples/cuda/vector_add.ptx");

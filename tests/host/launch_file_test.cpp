@@ -2,6 +2,8 @@
 #include <warpkit/host/launch_file.hpp>
 #include <warpkit/host/value_type.hpp>
 
+#include "../source_dir.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -61,16 +63,16 @@ std::string error_field(const json& j, const fs::path& base = ".") {
 }
 
 /// A fresh directory, removed again at the end of the test.
-struct temp_dir {
+struct scratch_dir {
     fs::path path;
-    temp_dir() {
+    scratch_dir() {
         const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
         path = fs::temp_directory_path() / ("warpkit-launch-test-" + std::to_string(stamp));
         fs::create_directories(path);
     }
-    temp_dir(const temp_dir&) = delete;
-    temp_dir& operator=(const temp_dir&) = delete;
-    ~temp_dir() {
+    scratch_dir(const scratch_dir&) = delete;
+    scratch_dir& operator=(const scratch_dir&) = delete;
+    ~scratch_dir() {
         std::error_code ec;
         fs::remove_all(path, ec);
     }
@@ -79,11 +81,7 @@ struct temp_dir {
     }
 };
 
-fs::path source_dir() {
-    // ctest sets WARPKIT_SOURCE_DIR; run by hand from the source tree, "." works too.
-    const char* root = std::getenv("WARPKIT_SOURCE_DIR");
-    return root != nullptr ? fs::path(root) : fs::path(".");
-}
+using test_files::source_dir;
 
 } // namespace
 
@@ -191,7 +189,7 @@ TEST_CASE("random: element i is draw i of warpkit::rng(seed), within [lo, hi]") 
 }
 
 TEST_CASE("file init reads raw little-endian bytes relative to the launch file's folder") {
-    temp_dir dir;
+    scratch_dir dir;
     dir.write("in.bin", std::string("\x01\x00\x00\x00\xff\xff\xff\xff", 8));
     const json j = one_buffer("i32", 2, {{"kind", "file"}, {"path", "in.bin"}});
     const auto l = parse_launch(j, dir.path);
@@ -397,7 +395,7 @@ TEST_CASE("each mistake is reported at its key path") {
 }
 
 TEST_CASE("read_launch reports JSON syntax errors with line and column, I/O errors by name") {
-    temp_dir dir;
+    scratch_dir dir;
     dir.write("bad.json", "{\n  \"grid\": [1,\n  ]\n}\n");
     try {
         (void)read_launch(dir.path / "bad.json");

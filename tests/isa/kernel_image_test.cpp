@@ -60,7 +60,7 @@ TEST_CASE("image reader accepts the memory-file conventions") {
 }
 
 namespace {
-std::string error_of(const std::string& img) {
+std::string image_error_of(const std::string& img) {
     try {
         (void)read_image(img, "k.hex");
     } catch (const warpkit::parse_error& e) {
@@ -71,22 +71,23 @@ std::string error_of(const std::string& img) {
 } // namespace
 
 TEST_CASE("image errors point at the offending entry") {
-    CHECK(error_of("000100804\n100100440\n30041180g\nf00000000") ==
+    CHECK(image_error_of("000100804\n100100440\n30041180g\nf00000000") ==
           "k.hex:3:1: expected a hexadecimal entry, found '30041180g'");
-    CHECK(error_of("000100804 1000100440") ==
+    CHECK(image_error_of("000100804 1000100440") ==
           "k.hex:1:11: entry '1000100440' is wider than 36 bits");
-    CHECK(error_of("000100804 900000000") ==
+    CHECK(image_error_of("000100804 900000000") ==
           "k.hex:1:11: unknown entry kind 9 (GRID 0, BLOCK 1, PARAM 2, INSTR 3, CONST 4, DATA 5, "
           "WARP 6, REG 7, SHARED 8, START F)");
-    CHECK(error_of("000000004") == "k.hex:1:1: GRID dimensions must be >= 1 (x 4, y 0, z 0)");
-    CHECK(error_of("000100804\n100100440\n") == "k.hex:3:1: image has no START entry");
-    CHECK(error_of("100100440 f00000000") == "k.hex:1:20: image has no GRID entry");
-    CHECK(error_of("000100804 100100440 f00000000 300000000") == "k.hex:1:31: entry after START");
+    CHECK(image_error_of("000000004") == "k.hex:1:1: GRID dimensions must be >= 1 (x 4, y 0, z 0)");
+    CHECK(image_error_of("000100804\n100100440\n") == "k.hex:3:1: image has no START entry");
+    CHECK(image_error_of("100100440 f00000000") == "k.hex:1:20: image has no GRID entry");
+    CHECK(image_error_of("000100804 100100440 f00000000 300000000") ==
+          "k.hex:1:31: entry after START");
     std::string many = "000100804 100100440";
     for (int i = 0; i < 17; ++i)
         many += " 200000000";
     many += " f00000000";
-    CHECK(error_of(many) == "k.hex:1:181: more than 16 PARAM entries");
+    CHECK(image_error_of(many) == "k.hex:1:181: more than 16 PARAM entries");
 }
 
 TEST_CASE("image writer rejects values that do not fit") {

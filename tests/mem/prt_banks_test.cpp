@@ -24,7 +24,7 @@ using warpkit::mem::shared_memory_banks;
 
 namespace {
 
-lane_addresses<32> strided(std::uint64_t start, std::uint64_t stride) {
+lane_addresses<32> strided_lanes(std::uint64_t start, std::uint64_t stride) {
     lane_addresses<32> a{};
     for (std::size_t i = 0; i < 32; ++i)
         a[i] = start + stride * i;
@@ -35,7 +35,7 @@ lane_addresses<32> strided(std::uint64_t start, std::uint64_t stride) {
 
 TEST_CASE("PRT entry: per-lane base, offset and size; one request per line") {
     pending_request_table<> prt;
-    const auto id = prt.insert(7, strided(0x1004, 4), 4, warp_mask::full());
+    const auto id = prt.insert(7, strided_lanes(0x1004, 4), 4, warp_mask::full());
     REQUIRE(id.has_value());
     CHECK(prt.occupancy() == 1);
     CHECK(prt.warp(*id) == 7);
@@ -51,7 +51,7 @@ TEST_CASE("PRT entry: per-lane base, offset and size; one request per line") {
 
 TEST_CASE("PRT pending request count: +1 per send, -1 per reply, satisfied at zero") {
     pending_request_table<> prt;
-    const auto id = prt.insert(0, strided(0, 128), 4, warp_mask::full()); // 32 lines
+    const auto id = prt.insert(0, strided_lanes(0, 128), 4, warp_mask::full()); // 32 lines
     REQUIRE(id.has_value());
     REQUIRE(prt.requests(*id).size() == 32);
     std::set<std::uint64_t> sent;
@@ -75,7 +75,7 @@ TEST_CASE("PRT pending request count: +1 per send, -1 per reply, satisfied at ze
 
 TEST_CASE("PRT: a count back at zero with requests unsent does not satisfy the warp") {
     pending_request_table<> prt;
-    const auto id = prt.insert(3, strided(0, 8), 4, warp_mask::full()); // 2 lines
+    const auto id = prt.insert(3, strided_lanes(0, 8), 4, warp_mask::full()); // 2 lines
     REQUIRE(id.has_value());
     static_cast<void>(prt.send(*id));
     CHECK_FALSE(prt.reply(*id));
@@ -88,7 +88,7 @@ TEST_CASE("PRT: a count back at zero with requests unsent does not satisfy the w
 
 TEST_CASE("PRT: full table rejects, freed entries are reused, empty masks need no entry") {
     pending_request_table<> prt(warpkit::mem::prt_params{2});
-    const auto a = strided(0, 4);
+    const auto a = strided_lanes(0, 4);
     const auto e0 = prt.insert(0, a, 4, warp_mask::full());
     const auto e1 = prt.insert(1, a, 4, warp_mask::full());
     REQUIRE((e0 && e1));
@@ -142,7 +142,7 @@ TEST_CASE("PRT request masks match the base-address comparison of paper 001") {
 
 TEST_CASE("PRT with compute capability 1.3 requests") {
     pending_request_table<32, warpkit::mem::cc13_coalescer> prt;
-    const auto id = prt.insert(0, strided(0x1000, 4), 4, warp_mask::full());
+    const auto id = prt.insert(0, strided_lanes(0x1000, 4), 4, warp_mask::full());
     REQUIRE(id.has_value());
     REQUIRE(prt.requests(*id).size() == 2);
     CHECK(prt.lane(*id, 20).base == 0x1040);
@@ -164,21 +164,21 @@ TEST_CASE("banks: classic strides and broadcast") {
     shared_memory_banks b;
     const auto full = warp_mask::full();
     SUBCASE("unit stride is conflict free") {
-        const auto r = b.analyse(strided(0, 4), 4, full);
+        const auto r = b.analyse(strided_lanes(0, 4), 4, full);
         CHECK(r.passes == 1);
         CHECK(r.first_served == full);
     }
     SUBCASE("odd stride 3 is conflict free") {
-        CHECK(b.analyse(strided(0, 12), 4, full).passes == 1);
+        CHECK(b.analyse(strided_lanes(0, 12), 4, full).passes == 1);
     }
     SUBCASE("stride 2: two-way conflict, first pass serves lanes 0-15") {
-        const auto r = b.analyse(strided(0, 8), 4, full);
+        const auto r = b.analyse(strided_lanes(0, 8), 4, full);
         CHECK(r.passes == 2);
         CHECK(r.conflict_degree() == 1);
         CHECK(r.first_served.bits() == 0x0000FFFFu);
     }
     SUBCASE("stride 32: every lane in bank 0") {
-        const auto r = b.analyse(strided(0, 128), 4, full);
+        const auto r = b.analyse(strided_lanes(0, 128), 4, full);
         CHECK(r.passes == 32);
         CHECK(r.first_served == warp_mask::single(0));
     }
@@ -196,18 +196,18 @@ TEST_CASE("banks: classic strides and broadcast") {
         CHECK(r.first_served.bits() == 0x0000FFFFu);
     }
     SUBCASE("8-byte words, unit stride: 64 words over 32 banks") {
-        const auto r = b.analyse(strided(0, 8), 8, full);
+        const auto r = b.analyse(strided_lanes(0, 8), 8, full);
         CHECK(r.passes == 2);
         CHECK(r.first_served.bits() == 0x0000FFFFu);
     }
     SUBCASE("bytes of one word are a broadcast too") {
-        CHECK(b.analyse(strided(0, 1), 1, full).passes == 1);
+        CHECK(b.analyse(strided_lanes(0, 1), 1, full).passes == 1);
     }
 }
 
 TEST_CASE("banks: paper 004 replay of the unserved lanes, one bank per SP (8)") {
     shared_memory_banks b(bank_params{8, 4});
-    const auto a = strided(0, 4);
+    const auto a = strided_lanes(0, 4);
     warp_mask pending = warp_mask::full();
     const std::uint32_t expect[] = {0x000000FFu, 0x0000FF00u, 0x00FF0000u, 0xFF000000u};
     for (const std::uint32_t e : expect) {
@@ -243,9 +243,9 @@ TEST_CASE("banks: passes equal the most distinct words any bank must deliver") {
 
 TEST_CASE("banks: stats and validation") {
     shared_memory_banks b;
-    static_cast<void>(b.access(strided(0, 4), 4, warp_mask::full()));
-    static_cast<void>(b.access(strided(0, 8), 4, warp_mask::full()));
-    static_cast<void>(b.access(strided(0, 4), 4, warp_mask{}));
+    static_cast<void>(b.access(strided_lanes(0, 4), 4, warp_mask::full()));
+    static_cast<void>(b.access(strided_lanes(0, 8), 4, warp_mask::full()));
+    static_cast<void>(b.access(strided_lanes(0, 4), 4, warp_mask{}));
     const auto& s = b.stats();
     CHECK(s.accesses == 3);
     CHECK(s.passes == 3);

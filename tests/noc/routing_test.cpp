@@ -139,7 +139,7 @@ struct probe {
 
 using config = noc_test::load_config<mesh_params>;
 
-std::vector<config> configs() {
+std::vector<config> routing_configs() {
     std::vector<config> c;
     c.push_back({"4x4 BookSim router, 2 VCs x 4", booksim_mesh(4, 2, 4), 0.12, 6, true});
     {
@@ -190,7 +190,7 @@ std::string error_field(const mesh_params& p) {
 
 TEST_CASE("every routing policy delivers every packet over a minimal path under random load") {
     for (const auto r : policies)
-        for (const auto& c : configs()) {
+        for (const auto& c : routing_configs()) {
             CAPTURE(name_of(r));
             CAPTURE(c.name);
             mesh_params p = c.p;

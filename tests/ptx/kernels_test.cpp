@@ -14,6 +14,8 @@
 #include <warpkit/simt/pdom_stack.hpp>
 #include <warpkit/simt/ssy_stack.hpp>
 
+#include "../source_dir.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -32,10 +34,7 @@ using namespace warpkit;
 
 namespace {
 
-std::string source_path(const std::string& rel) {
-    const char* root = std::getenv("WARPKIT_SOURCE_DIR");
-    return std::string(root != nullptr ? root : ".") + "/" + rel;
-}
+using test_files::source_path;
 
 // One example kernel with its launch file: buffers placed in device memory, parameters packed.
 class example {

@@ -16,6 +16,8 @@
 #include <warpkit/ptx/parser.hpp>
 #include <warpkit/ptx/printer.hpp>
 
+#include "../source_dir.hpp"
+
 #include <doctest/doctest.h>
 
 #include <array>
@@ -32,10 +34,7 @@ using namespace warpkit;
 
 namespace {
 
-std::string source_path(const std::string& rel) {
-    const char* root = std::getenv("WARPKIT_SOURCE_DIR");
-    return std::string(root != nullptr ? root : ".") + "/" + rel;
-}
+using test_files::source_path;
 
 // A dense row-major matrix of doubles (every value exactly an f16 / bf16 / f32).
 struct matrix {

@@ -1,6 +1,8 @@
 #include <warpkit/core/rng.hpp>
 #include <warpkit/ptx.hpp>
 
+#include "../source_dir.hpp"
+
 #include <doctest/doctest.h>
 
 #include <bit>
@@ -19,11 +21,7 @@ using namespace warpkit::ptx;
 
 namespace {
 
-std::string source_path(const std::string& rel) {
-    // ctest sets WARPKIT_SOURCE_DIR; run by hand from the source tree, "." works too.
-    const char* root = std::getenv("WARPKIT_SOURCE_DIR");
-    return std::string(root != nullptr ? root : ".") + "/" + rel;
-}
+using test_files::source_path;
 
 std::string read_text(const std::string& rel) {
     std::ifstream in(source_path(rel), std::ios::binary);

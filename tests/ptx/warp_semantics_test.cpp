@@ -35,7 +35,7 @@ std::uint64_t as_written(type t, std::uint64_t v) {
 }
 
 // Interesting raw values first (zero, one, all ones, sign bits, float specials), then random.
-lane_values operand(rng& r, type t) {
+lane_values random_operand(rng& r, type t) {
     const float f32_specials[] = {0.0f,
                                   -0.0f,
                                   1.0f,
@@ -128,9 +128,9 @@ TEST_CASE("evaluate_warp equals evaluate lane by lane on every instruction it ta
     std::size_t checked = 0;
     for (const auto& c : fast_cases()) {
         for (int round = 0; round < 8; ++round) {
-            const lane_values a = operand(r, c.operand_types[0]);
-            const lane_values b = operand(r, c.operand_types[1]);
-            const lane_values cc = operand(r, c.operand_types[2]);
+            const lane_values a = random_operand(r, c.operand_types[0]);
+            const lane_values b = random_operand(r, c.operand_types[1]);
+            const lane_values cc = random_operand(r, c.operand_types[2]);
             const type rt = ptx::result_type(c.in);
             std::array<std::uint64_t, lanes> fast{};
             const bool taken = ptx::evaluate_warp(c.in, a, b, cc, [&](auto&& f) {
