@@ -112,13 +112,13 @@ BENCHMARK(bm_rng_below);
 // idle cores as threads.
 void bm_tick_pool_round_trip(benchmark::State& state) {
     warpkit::tick_pool pool(static_cast<unsigned>(state.range(0)) - 1);
-    std::array<std::uint64_t, 64> counts{};
+    std::array<std::uint64_t, 8 * 16> counts{};
     auto f = [&](unsigned t) { ++counts[8 * t]; }; // a cache line apart
     for (auto _ : state)
         pool.run(f);
     benchmark::DoNotOptimize(counts);
     state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(bm_tick_pool_round_trip)->Arg(1)->Arg(2)->UseRealTime();
+BENCHMARK(bm_tick_pool_round_trip)->Arg(1)->Arg(2)->Arg(4)->Arg(8)->Arg(16)->UseRealTime();
 
 } // namespace
