@@ -16,6 +16,8 @@
 #include <warpkit/ptx/launch.hpp>
 #include <warpkit/ptx/parser.hpp>
 
+#include "../source_dir.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -31,10 +33,7 @@ using namespace warpkit;
 namespace {
 
 std::string kernel_text(const std::string& name) {
-    // ctest sets WARPKIT_SOURCE_DIR; run by hand from the source tree, "." works too.
-    const char* root = std::getenv("WARPKIT_SOURCE_DIR");
-    const std::string path =
-        std::string(root != nullptr ? root : ".") + "/examples/kernels/" + name;
+    const std::string path = test_files::source_path("examples/kernels/" + name);
     std::ifstream in(path);
     REQUIRE_MESSAGE(in.good(), "cannot open " << path);
     std::stringstream ss;
@@ -103,8 +102,7 @@ struct threaded_run {
 // One bundled CUDA kernel (examples/cuda/NAME.ptx and its launch file) on a GPU of `p`.
 template <class Preset>
 threaded_run run_ptx(const std::string& name, const gpu::gpu_params& p) {
-    const char* root = std::getenv("WARPKIT_SOURCE_DIR");
-    const std::string dir = std::string(root != nullptr ? root : ".") + "/examples/cuda/";
+    const std::string dir = test_files::source_path("examples/cuda") + "/";
     const auto m = ptx::read_ptx(dir + name + ".ptx");
     const auto spec = host::read_launch(dir + name + ".launch.json");
     host::device dev(std::string(Preset::params().name));

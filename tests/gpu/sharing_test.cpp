@@ -14,7 +14,9 @@
 #include <warpkit/ptx/parser.hpp>
 #include <warpkit/reconfig/front_end_sharing.hpp>
 
+#include "../source_dir.hpp"
 #include "bundled_kernels.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cstddef>
@@ -135,8 +137,7 @@ TEST_CASE("every bundled kernel computes the same memory with and without front-
 }
 
 TEST_CASE("every CUDA example kernel (PTX) computes the same memory with and without sharing") {
-    const char* root = std::getenv("WARPKIT_SOURCE_DIR");
-    const std::string dir = std::string(root != nullptr ? root : ".") + "/examples/cuda/";
+    const std::string dir = test_files::source_path("examples/cuda") + "/";
     for (const char* name : {"vector_add", "reduce", "histogram", "bfs", "sgemm_naive",
                              "sgemm_tiled", "scan", "sfu", "warp_reduce"}) {
         const std::string kernel = name;

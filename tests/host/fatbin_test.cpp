@@ -7,6 +7,8 @@
 #include <warpkit/host/fatbin.hpp>
 #include <warpkit/ptx/parser.hpp>
 
+#include "../source_dir.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -25,16 +27,14 @@ namespace fs = std::filesystem;
 namespace {
 
 std::vector<std::uint8_t> data_file(const std::string& name) {
-    const char* d = std::getenv("WARPKIT_SOURCE_DIR");
-    const fs::path p = (d != nullptr ? fs::path(d) : fs::path(".")) / "tests/host/data" / name;
+    const fs::path p = test_files::source_dir() / "tests/host/data" / name;
     std::ifstream f(p, std::ios::binary);
     REQUIRE_MESSAGE(f.good(), "cannot read " << p);
     return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
 }
 
 std::string file_text(const fs::path& rel) {
-    const char* d = std::getenv("WARPKIT_SOURCE_DIR");
-    std::ifstream f((d != nullptr ? fs::path(d) : fs::path(".")) / rel, std::ios::binary);
+    std::ifstream f(test_files::source_dir() / rel, std::ios::binary);
     return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
 }
 

@@ -4,6 +4,8 @@
 #include <warpkit/gpu/presets.hpp>
 #include <warpkit/host/gpgpusim_config.hpp>
 
+#include "../source_dir.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -17,11 +19,7 @@ using namespace warpkit::host;
 namespace {
 
 std::string data_file() {
-    // ctest sets WARPKIT_SOURCE_DIR; run by hand from the source tree, "." works too.
-    const char* root = std::getenv("WARPKIT_SOURCE_DIR");
-    return (std::filesystem::path(root != nullptr ? root : ".") / "tests/tools/data" /
-            "gtx480_like.config")
-        .string();
+    return test_files::source_path("tests/tools/data/gtx480_like.config");
 }
 
 bool has(const std::vector<std::string>& settings, const std::string& setting) {

@@ -4,6 +4,8 @@
 
 #include <warpkit/host/launch_file.hpp>
 
+#include "../source_dir.hpp"
+
 #include <doctest/doctest.h>
 
 #include <climits>
@@ -132,8 +134,7 @@ std::vector<int> ints(const warpkit::host::buffer_spec& b) {
 } // namespace
 
 TEST_CASE("the BFS example's graph is valid CSR and its levels are three expansions from 0") {
-    const char* root = std::getenv("WARPKIT_SOURCE_DIR");
-    const fs::path dir = fs::path(root != nullptr ? root : ".") / "examples" / "cuda";
+    const fs::path dir = test_files::source_dir() / "examples" / "cuda";
     const auto l = warpkit::host::read_launch(dir / "bfs.launch.json");
     const auto rows = ints(*l.find_buffer("row_offsets"));
     const auto cols = ints(*l.find_buffer("columns"));

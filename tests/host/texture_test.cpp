@@ -6,6 +6,8 @@
 #include <warpkit/ptx/parser.hpp>
 #include <warpkit/ptx/texture.hpp>
 
+#include "../source_dir.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -20,9 +22,7 @@ using namespace warpkit;
 namespace {
 
 const ptx::module& texture_module(bool debug) {
-    const char* d = std::getenv("WARPKIT_SOURCE_DIR");
-    const std::filesystem::path dir =
-        std::filesystem::path(d != nullptr ? d : ".") / "tests/ptx/data";
+    const std::filesystem::path dir = test_files::source_dir() / "tests/ptx/data";
     static const ptx::module o3 = ptx::read_ptx(dir / "texture.ptx");
     static const ptx::module g = ptx::read_ptx(dir / "texture_debug.ptx");
     return debug ? g : o3;

@@ -1185,9 +1185,7 @@ TEST_CASE("ptx names and printer details") {
 }
 
 TEST_CASE("ptx module: entries are found by mangled, demangled, qualified and base names") {
-    const char* root = std::getenv("WARPKIT_SOURCE_DIR");
-    const auto m =
-        read_ptx(std::string(root != nullptr ? root : ".") + "/tests/ptx/data/names.ptx");
+    const auto m = read_ptx(test_files::source_path("tests/ptx/data/names.ptx"));
     const function* sf = m.find("_ZN2ns5scaleIfEEvPT_i");
     const function* si = m.find("_ZN2ns5scaleIiEEvPT_i");
     const function* fill = m.find("_ZN5outer5inner4fillEPii");

@@ -9,6 +9,8 @@
 #include <warpkit/ptx/launch.hpp>
 #include <warpkit/ptx/parser.hpp>
 
+#include "../source_dir.hpp"
+
 #include <doctest/doctest.h>
 
 #include "test_device.hpp"
@@ -26,8 +28,7 @@ using namespace warpkit;
 namespace {
 
 std::string data_path(const std::string& file) {
-    const char* root = std::getenv("WARPKIT_SOURCE_DIR");
-    return std::string(root != nullptr ? root : ".") + "/tests/ptx/data/" + file;
+    return test_files::source_path("tests/ptx/data/" + file);
 }
 
 using ptx_test::device;
@@ -233,8 +234,7 @@ TEST_CASE("ptx programs: every kind of atomic on global and shared memory (-O3, 
 TEST_CASE("ptx programs: -G builds of the examples give the -O3 results") {
     for (const std::string name : {"vector_add", "reduce", "bfs"}) {
         CAPTURE(name);
-        const char* root = std::getenv("WARPKIT_SOURCE_DIR");
-        const std::string dir = std::string(root != nullptr ? root : ".") + "/examples/cuda/";
+        const std::string dir = test_files::source_path("examples/cuda") + "/";
         const auto opt = ptx::read_ptx(dir + name + ".ptx");
         const auto dbg = ptx::read_ptx(dir + "debug/" + name + ".ptx");
         const ptx::kernel ko(opt, name), kd(dbg, name);
