@@ -16,6 +16,7 @@
 #include <warpkit/ptx/launch.hpp>
 #include <warpkit/ptx/parser.hpp>
 
+#include "../build_kind.hpp"
 #include "../source_dir.hpp"
 
 #include <doctest/doctest.h>
@@ -82,12 +83,14 @@ TEST_CASE("every preset gives byte-identical stats and memory for the same kerne
             CAPTURE(preset);
             CAPTURE(kernel);
             const outcome a = run_named(preset, kernel);
-            const outcome b = run_named(preset, kernel);
             CHECK(a.stats.size() > 100);
-            CHECK(a.stats == b.stats);
-            CHECK(a.memory == b.memory);
             CHECK_MESSAGE(a.check.ok(), a.check.describe());
             CHECK(a.check.checked() > 20);
+            // Under the sanitizers a preset runs its first kernel twice and the others once.
+            if (test_build::sanitized && kernel != kernels.front()) continue;
+            const outcome b = run_named(preset, kernel);
+            CHECK(a.stats == b.stats);
+            CHECK(a.memory == b.memory);
         }
 }
 
