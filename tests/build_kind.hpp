@@ -1,6 +1,6 @@
 #pragma once
 // What the tests were compiled as. Under AddressSanitizer (scripts/test --sanitize: a Debug
-// build that simulates whole GPUs 10-30 times slower) a few whole-GPU tests repeat fewer runs;
+// build that simulates whole GPUs 10-30 times slower) some whole-GPU tests repeat fewer runs;
 // the sanitizers still check every code path they reach, and the normal pass runs them whole.
 
 namespace test_build {

@@ -18,13 +18,12 @@
 
 #include "../build_kind.hpp"
 #include "../source_dir.hpp"
+#include "bundled_kernels.hpp"
 
 #include <doctest/doctest.h>
 
+#include <cstddef>
 #include <cstdint>
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,15 +31,6 @@
 using namespace warpkit;
 
 namespace {
-
-std::string kernel_text(const std::string& name) {
-    const std::string path = test_files::source_path("examples/kernels/" + name);
-    std::ifstream in(path);
-    REQUIRE_MESSAGE(in.good(), "cannot open " << path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 // Small bundled kernels that together reach loads, stores, atomics, shared memory, barriers,
 // divergence and the SFU.
@@ -53,9 +43,8 @@ struct outcome {
 };
 
 template <class Preset>
-outcome run_once(const gpu::gpu_params& p, const std::string& text, const std::string& name) {
-    const func::isa_kernel k(isa::assemble(text, name),
-                             static_cast<std::uint32_t>(Preset::warp_size));
+outcome run_once(const gpu::gpu_params& p, const isa::program& prog) {
+    const func::isa_kernel k(prog, static_cast<std::uint32_t>(Preset::warp_size));
     outcome o;
     func::load_data(k, o.memory);
     gpu::gpu<Preset> g(p);
@@ -68,11 +57,10 @@ outcome run_once(const gpu::gpu_params& p, const std::string& text, const std::s
 }
 
 outcome run_named(std::string_view preset, const std::string& kernel) {
-    const std::string text = kernel_text(kernel);
-    return gpu::visit_preset(
-        preset, [&](auto tag) {
-            return run_once<typename decltype(tag)::type>(decltype(tag)::params(), text, kernel);
-        });
+    const isa::program prog = test::bundled_kernel(kernel);
+    return gpu::visit_preset(preset, [&](auto tag) {
+        return run_once<typename decltype(tag)::type>(decltype(tag)::params(), prog);
+    });
 }
 
 } // namespace
@@ -164,7 +152,7 @@ TEST_CASE("SMs that see each other within a cycle tick on one thread, whatever t
     split.threads = 4;
     CHECK(run_ptx<gpu::amoeba_48_fused>("reduce", split).threads == 1);
     // A warpkit-ISA kernel (its executor writes device memory as it executes).
-    const func::isa_kernel k(isa::assemble(kernel_text("vadd.s"), "vadd.s"), 32);
+    const func::isa_kernel k(test::bundled_kernel("vadd.s"), 32);
     func::global_memory mem;
     func::load_data(k, mem);
     auto isa = gpu::fermi_gtx480::params();
@@ -175,9 +163,8 @@ TEST_CASE("SMs that see each other within a cycle tick on one thread, whatever t
 }
 
 TEST_CASE("the conservation identities catch a lost or duplicated item") {
-    const std::string text = kernel_text("vadd.s");
     using P = gpu::fermi_gtx480;
-    const func::isa_kernel k(isa::assemble(text, "vadd.s"));
+    const func::isa_kernel k(test::bundled_kernel("vadd.s"));
     func::global_memory mem;
     func::load_data(k, mem);
     gpu::gpu<P> g(P::params());
