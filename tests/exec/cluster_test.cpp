@@ -109,6 +109,13 @@ TEST_CASE("GTX480 SM: SP0 and SP1 INT and FP clusters, 4 SFUs, 16 LD/ST units") 
     // With SP0's INT cluster gated, INT work goes to SP1.
     while (u.busy_mask() != 0)
         u.tick();
+    // The finished results wait in SP0's and SP1's INT clusters and the SFU's; a result taken
+    // leaves its bit set until the next tick (results arrive only there).
+    CHECK(u.ready_mask() == 0b010011);
+    CHECK(u[u.int_cluster(0)].take() == 1);
+    CHECK(u.ready_mask() == 0b010011);
+    u.tick();
+    CHECK(u.ready_mask() == 0b010010);
     u[u.int_cluster(0)].power_off();
     CHECK(u.issue(op_class::int_mul, 5, warp_mask::full()) == std::optional<std::size_t>{1});
     CHECK(u.busy_mask() == 0b000010);

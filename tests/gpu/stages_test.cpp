@@ -1,5 +1,6 @@
 // The stages of gpu::sm, each driven alone through its ports (hand-computed cycles).
 
+#include <warpkit/core/rng.hpp>
 #include <warpkit/exec/execution_units.hpp>
 #include <warpkit/gating/idle_detect_gating.hpp>
 #include <warpkit/gating/no_gating.hpp>
@@ -135,6 +136,61 @@ TEST_CASE("fetch stage alone: a cancelled fetch fills nothing; a search that fou
     fetch.wake();
     CHECK(fetch.tick(warps, src, 6, 1, note) == 1);
     CHECK(warps[0].fetching);
+}
+
+TEST_CASE("law: fetch stage: waking only the warp that issued starts the fetches that "
+          "searching every warp would") {
+    // Two stages over copies of the same warps and programs: one is told wake() after every
+    // issue (each tick then searches every warp), the other wake(s) of the warp that issued.
+    // Random warp counts, buffer depths, latencies and widths; each cycle up to two random
+    // warps issue their front instruction.
+    rng r(5);
+    std::uint64_t started = 0;
+    for (int trial = 0; trial < 40; ++trial) {
+        const auto n = static_cast<std::uint32_t>(1 + r() % 48);
+        std::vector<std::vector<isa::static_inst>> code(n);
+        for (auto& c : code) {
+            const std::size_t len = 1 + r() % 24;
+            for (std::size_t k = 0; k + 1 < len; ++k)
+                c.push_back(alu(static_cast<isa::reg_id>(1 + k % 8), {}));
+            c.push_back(exit_inst());
+        }
+        scripted_source src_all(code);
+        scripted_source src_one(code);
+        auto all = resident_warps(n);
+        auto one = resident_warps(n);
+        const auto depth = static_cast<std::uint32_t>(1 + r() % 3);
+        const auto latency = static_cast<std::uint32_t>(r() % 4);
+        const auto width = static_cast<std::uint32_t>(1 + r() % 3);
+        gpu::stages::fetch_stage fetch_all(depth, latency);
+        gpu::stages::fetch_stage fetch_one(depth, latency);
+        for (std::uint64_t now = 0; now < 300; ++now) {
+            const std::uint32_t a = fetch_all.tick(all, src_all, now, width);
+            REQUIRE(fetch_one.tick(one, src_one, now, width) == a);
+            REQUIRE(fetch_one.next() == fetch_all.next());
+            started += a;
+            for (std::uint32_t s = 0; s < n; ++s) {
+                REQUIRE(one[s].fetching == all[s].fetching);
+                REQUIRE(one[s].ibuf.size() == all[s].ibuf.size());
+            }
+            for (int i = 0; i < 2; ++i) {
+                const auto s = static_cast<std::uint32_t>(r() % n);
+                if (!all[s].resident || all[s].ibuf.empty()) continue;
+                (void)src_all.execute(s, {});
+                (void)src_one.execute(s, {});
+                for (auto* w : {&all[s], &one[s]}) {
+                    w->ibuf.pop_front();
+                    if (src_all.finished(s)) {
+                        w->resident = false;
+                        w->ibuf.clear();
+                    }
+                }
+                fetch_all.wake();
+                fetch_one.wake(s);
+            }
+        }
+    }
+    CHECK(started > 2000);
 }
 
 TEST_CASE("fetch stage alone: a second fetch in a cycle is looked for past the first one's "

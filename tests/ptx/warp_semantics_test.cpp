@@ -179,6 +179,37 @@ TEST_CASE("evaluate_warp leaves modified and uncommon instructions to evaluate")
     CHECK(calls == 0);
 }
 
+TEST_CASE("extension: extend with the type looked at once, on every type and edge value") {
+    // The lane loops widen through ptx::extension; extend is the definition.
+    rng r(11);
+    std::vector<std::uint64_t> values{0,
+                                      1,
+                                      0x7f,
+                                      0x80,
+                                      0xff,
+                                      0x7fff,
+                                      0x8000,
+                                      0xffff,
+                                      0x7fffffff,
+                                      0x80000000,
+                                      0xffffffff,
+                                      0x7fffffffffffffff,
+                                      0x8000000000000000,
+                                      ~std::uint64_t{0}};
+    for (int i = 0; i < 200; ++i)
+        values.push_back(r());
+    int checked = 0;
+    for (auto t = static_cast<unsigned>(type::none); t <= static_cast<unsigned>(type::f64); ++t) {
+        const auto ty = static_cast<type>(t);
+        const ptx::extension e(ty);
+        for (const std::uint64_t v : values) {
+            CHECK(e(v) == ptx::extend(ty, v));
+            ++checked;
+        }
+    }
+    CHECK(checked == 214 * (static_cast<int>(type::f64) + 1));
+}
+
 TEST_CASE("atomic_result: the read-modify-write of each atom operation") {
     ptx::instruction in;
     in.opcode = op::atom;

@@ -247,10 +247,18 @@ public:
     /// Ends the current cycle for every cluster; true when any pipeline held an instruction.
     bool tick() noexcept {
         bool busy = false;
-        for (auto& c : clusters_)
-            busy = c.tick() || busy;
+        std::uint64_t ready = 0;
+        for (std::size_t i = 0; i < clusters_.size(); ++i) {
+            busy = clusters_[i].tick() || busy;
+            if (clusters_[i].ready()) ready |= std::uint64_t{1} << i;
+        }
+        ready_ = ready;
         return busy;
     }
+    /// Bit i set when cluster i held a finished result at the end of the last tick(). Results
+    /// arrive only in tick(), so a cluster whose bit is clear has none waiting now: a
+    /// writeback visits the set bits instead of every cluster.
+    [[nodiscard]] std::uint64_t ready_mask() const noexcept { return ready_; }
 
     [[nodiscard]] const units_params& params() const noexcept { return p_; }
 
@@ -264,6 +272,7 @@ private:
 
     units_params p_;
     std::vector<cluster_type> clusters_;
+    std::uint64_t ready_ = 0; // see ready_mask()
     // clusters_of(unit_of(o), k) for each class and sub-core, as [first, end) (find_free runs
     // for every waiting warp every cycle).
     std::array<std::array<std::pair<std::uint8_t, std::uint8_t>, 8>, op_class_count> ranges_{};

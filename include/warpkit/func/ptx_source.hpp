@@ -496,8 +496,9 @@ private:
     template <class T, class F>
     static void each_into_(T* d, mask exec, ptx::type rt, std::uint64_t m, F& f) {
         if (ptx::is_signed(rt)) {
+            const ptx::extension extend(rt);
             for (const std::size_t l : exec)
-                d[l] = static_cast<T>(ptx::extend(rt, f(l)) & m);
+                d[l] = static_cast<T>(extend(f(l)) & m);
         } else {
             const std::uint64_t t = ptx::low_mask(ptx::bits(rt)) & m;
             for (const std::size_t l : exec)
@@ -621,8 +622,17 @@ private:
     // it) and a wider register is truncated. Generic and global addresses are 64-bit.
     [[nodiscard]] std::uint64_t address_(std::uint32_t slot, const ptx::prepared_inst& p,
                                          std::size_t l) const noexcept {
+        return address_(p, address_row_(slot, p), l);
+    }
+    // The row of the address register (none without one), for address_ over a warp's lanes.
+    [[nodiscard]] reg_row address_row_(std::uint32_t slot,
+                                       const ptx::prepared_inst& p) const noexcept {
+        return p.addr.reg != ptx::no_index ? row_(slot, p.addr.reg) : reg_row{};
+    }
+    [[nodiscard]] static std::uint64_t address_(const ptx::prepared_inst& p, const reg_row& base,
+                                                std::size_t l) noexcept {
         std::uint64_t a = p.addr.offset;
-        if (p.addr.reg != ptx::no_index) a += row_(slot, p.addr.reg).get(l);
+        if (p.addr.reg != ptx::no_index) a += base.get(l);
         switch (p.addr.sp) {
         case ptx::space::shared:
         case ptx::space::local:
@@ -649,8 +659,25 @@ private:
         bool first = true;
         ptx::space seen = ptx::space::global;
         bool mixed = false;
+        // The rows of the address register and of a load's destinations, looked up once for
+        // the warp (put_ per lane would look each up again).
+        const reg_row base = address_row_(slot, p);
+        std::array<reg_row, 4> dst_rows{};
+        std::array<std::uint64_t, 4> dst_masks{};
+        const bool loads = in.opcode == op::ld || in.opcode == op::ldu;
+        const ptx::extension extend(in.t);
+        if (loads)
+            for (unsigned e = 0; e < vec; ++e)
+                if (p.dst[e] != ptx::no_index) {
+                    dst_rows[e] = row_(slot, p.dst[e]);
+                    dst_masks[e] = ptx::low_mask(storage_.register_bits(p.dst[e]));
+                }
+        if (loads && p.addr.sp == ptx::space::global && !p.call_param && !defer_) {
+            global_loads_(p, exec, d, size, vec, base, extend, dst_rows, dst_masks);
+            return;
+        }
         for (const std::size_t l : exec) {
-            const std::uint64_t a = address_(slot, p, l);
+            const std::uint64_t a = address_(p, base, l);
             location loc = generic ? ptx::decode_generic(a) : location{p.addr.sp, a};
             if (p.call_param) loc.sp = ptx::space::local;
             if (first) {
@@ -684,9 +711,10 @@ private:
                 for (unsigned e = 0; e < vec; ++e) {
                     if (held)
                         hold(dk::load, p.dst[e], loc.addr + e * size, 0, 0);
-                    else
-                        put_(slot, p.dst[e], l, load_(slot, {loc.sp, loc.addr + e * size}, l, size),
-                             in.t);
+                    else {
+                        const std::uint64_t v = load_(slot, {loc.sp, loc.addr + e * size}, l, size);
+                        if (p.dst[e] != ptx::no_index) dst_rows[e].set(l, extend(v) & dst_masks[e]);
+                    }
                 }
                 break;
             case op::st: {
@@ -715,6 +743,35 @@ private:
             }
         }
         if (generic && !first && !mixed) report_generic_space_(seen, d);
+    }
+
+    // ld.global and ldu.global performed at once (not held back): memory_'s checks, faults and
+    // results for the one space, without its per-lane space decisions (the common load).
+    void global_loads_(const ptx::prepared_inst& p, mask exec, isa::dynamic_inst<WarpSize>& d,
+                       unsigned size, unsigned vec, const reg_row& base,
+                       const ptx::extension& extend, const std::array<reg_row, 4>& dst_rows,
+                       const std::array<std::uint64_t, 4>& dst_masks) {
+        const std::uint64_t align_mask = std::uint64_t{size} * vec - 1;
+        const bool checked = mem_->bounds_checked();
+        global_memory::read_cursor cursor;
+        for (const std::size_t l : exec) {
+            const std::uint64_t a = address_(p, base, l);
+            if (a >= ptx::generic_shared_base &&
+                a < ptx::generic_param_base + ptx::generic_window_bytes)
+                fault_(cur_pc_, "global address " + hex_(a) + " (lane " + std::to_string(l) +
+                                    ") lies in the range of the generic windows, outside them");
+            if ((a & align_mask) != 0)
+                fault_(cur_pc_, std::string(ptx::space_name(ptx::space::global)) + " address " +
+                                    hex_(a) + " (lane " + std::to_string(l) +
+                                    ") is not aligned to the " + std::to_string(size * vec) +
+                                    "-byte access");
+            if (checked) check_bounds_(a, align_mask + 1, l);
+            d.addr[l] = a;
+            for (unsigned e = 0; e < vec; ++e) {
+                const std::uint64_t v = mem_->load_value(a + e * size, size, cursor);
+                if (p.dst[e] != ptx::no_index) dst_rows[e].set(l, extend(v) & dst_masks[e]);
+            }
+        }
     }
 
     // A generic access whose lanes all fall in the window of `seen`: the timing model sees it

@@ -220,6 +220,7 @@ public:
                 ++s_.warps_started;
         }
         ++resident_blocks_;
+        retire_due_ = true;
         fetch_.wake();
         for (auto s : slots_tmp_)
             issue_.touch(s);
@@ -586,7 +587,8 @@ private:
                 s_,
                 func::exec_site{id_, now_}};
         execute_.execute(s, si, w, passes_(s), ctx);
-        fetch_.wake(); // the warp's buffer, pc or barrier state changed
+        retire_due_ = true;
+        fetch_.wake(s); // the warp's buffer, pc or barrier state changed
         issue_.touch(s);
         if (source_.finished(s)) {
             w.resident = false;
@@ -596,8 +598,20 @@ private:
         }
     }
 
+    // Barriers complete and blocks finish only through what an executed instruction, a
+    // block start or a split move changed (retire_due_); other cycles have nothing to retire.
     template <class OnBlockDone>
     void retire_blocks_(OnBlockDone& on_block_done) {
+        if (!retire_due_ && !split_.enabled()) {
+#ifndef NDEBUG
+            for (std::uint32_t b = 0; b < blocks_.size(); ++b)
+                WARPKIT_EXPECTS(!blocks_[b].resident ||
+                                (!source_.barrier_complete(b) &&
+                                 !(blocks_[b].live_warps == 0 && source_.block_finished(b))));
+#endif
+            return;
+        }
+        retire_due_ = false;
         for (std::uint32_t b = 0; b < blocks_.size(); ++b) {
             auto& blk = blocks_[b];
             if (!blk.resident) continue;
@@ -633,6 +647,7 @@ private:
     [[no_unique_address]] sharing_type sharing_; // front-end sharing (role none: alone)
     std::vector<std::uint32_t> slots_tmp_;
     std::uint32_t resident_blocks_ = 0;
+    bool retire_due_ = false; // see retire_blocks_
     std::uint64_t now_ = 0;
     std::uint64_t next_age_ = 0;
     sm_stats s_;

@@ -39,6 +39,26 @@ __extension__ using uint128 = unsigned __int128; ///< exact products and sums
 [[nodiscard]] constexpr std::uint64_t extend(type t, std::uint64_t v) noexcept {
     return is_signed(t) ? static_cast<std::uint64_t>(as_signed(t, v)) : truncate(t, v);
 }
+/// extend(t, v) with the type looked at once, for loops over a warp's lanes:
+/// `extension{t}(v) == extend(t, v)` for every v.
+struct extension {
+    std::uint64_t keep = 0; ///< the bits of the value (all of them for a 64-bit or untyped .sN)
+    std::uint64_t sign = 0; ///< the sign bit of a narrower signed type, else 0
+    constexpr explicit extension(type t) noexcept {
+        const unsigned n = bits(t);
+        if (!is_signed(t)) {
+            keep = low_mask(n);
+        } else if (n == 0 || n >= 64) {
+            keep = ~std::uint64_t{0};
+        } else {
+            keep = low_mask(n);
+            sign = std::uint64_t{1} << (n - 1);
+        }
+    }
+    [[nodiscard]] constexpr std::uint64_t operator()(std::uint64_t v) const noexcept {
+        return ((v & keep) ^ sign) - sign;
+    }
+};
 /// The smallest and largest value of integer type `t`, as signed / unsigned 64-bit values.
 [[nodiscard]] constexpr std::int64_t int_min(type t) noexcept {
     return is_signed(t) ? -static_cast<std::int64_t>(low_mask(bits(t) - 1)) - 1 : 0;

@@ -11,6 +11,7 @@
 #include <warpkit/gpu/stages/warp_context.hpp>
 #include <warpkit/isa/unit_class.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -43,8 +44,9 @@ public:
     template <class Source, class Filled>
     std::uint32_t tick(std::span<warp_context> warps, const Source& source, std::uint64_t now,
                        std::uint32_t width, Filled&& filled) {
-        if (complete_(warps, source, now, filled)) settled_ = false;
+        complete_(warps, source, now, filled);
         if (settled_) {
+            if (!woken_.empty()) return search_woken_(warps, source, now, width);
 #ifndef NDEBUG
             // Debug builds check that the skipped search would have started nothing.
             const std::uint32_t next = next_;
@@ -55,10 +57,18 @@ public:
         return search_(warps, source, now, width, true);
     }
 
-    /// Something a fetch depends on changed other than through this stage: a warp issued
-    /// (its buffer, pc or barrier state changed), a barrier was released, a block started,
-    /// a warp left or moved. The next tick searches the warps again.
-    void wake() noexcept { settled_ = false; }
+    /// Something a fetch depends on changed other than through this stage: a barrier was
+    /// released, a block started, warps left or moved. The next tick searches every warp.
+    void wake() noexcept {
+        settled_ = false;
+        woken_.clear();
+    }
+    /// Warp `s` alone changed (it issued: its buffer, pc or barrier state, or it left). The
+    /// next tick looks at it again; the others, found with nothing to fetch, stay as they were.
+    void wake(std::uint32_t s) {
+        if (settled_ && std::find(woken_.begin(), woken_.end(), s) == woken_.end())
+            woken_.push_back(s);
+    }
 
     /// The warp slot the round robin looks at first next cycle.
     [[nodiscard]] std::uint32_t next() const noexcept { return next_; }
@@ -78,23 +88,71 @@ private:
         for (; k < n && started < width; ++k) {
             std::uint32_t s = next_ + k; // next_ < n and k < n
             if (s >= n) s -= n;
-            auto& w = warps[s];
-            if (!w.resident || w.fetching || w.ibuf.size() >= depth_) continue;
-            if (source.at_barrier(s)) continue;
-            if (!w.ibuf.empty()) {
-                const auto& last = w.ibuf.back();
-                if (last.is_branch || last.is_barrier || last.is_exit) continue;
-            }
-            if (source.peek(s, w.ibuf.size()) == nullptr) continue;
+            if (!fetchable_(warps[s], s, source)) continue;
             ++started;
-            if (!start) continue;
-            w.fetching = true;
-            w.fetch_ready = now + latency_;
-            in_flight_.push_back({s, w.fetch_ready});
-            next_ = s + 1 == n ? 0 : s + 1;
+            if (start) start_(warps[s], s, n, now);
         }
         if (start) settled_ = started == 0 && k == n;
         return started;
+    }
+
+    // The search of a settled stage: only the warps woken since can have something to fetch,
+    // so it looks at those alone, in the order search_ would reach them (the nearest at or
+    // past next_ + k, next_ moving past each warp it starts). A woken warp looked at leaves
+    // the list (started, it is fetching; otherwise it has nothing to fetch); the stage stays
+    // settled.
+    template <class Source>
+    std::uint32_t search_woken_(std::span<warp_context> warps, const Source& source,
+                                std::uint64_t now, std::uint32_t width) {
+        const auto n = static_cast<std::uint32_t>(warps.size());
+#ifndef NDEBUG
+        for (std::uint32_t s = 0; s < n; ++s)
+            WARPKIT_EXPECTS(!fetchable_(warps[s], s, source) ||
+                            std::find(woken_.begin(), woken_.end(), s) != woken_.end());
+#endif
+        std::uint32_t started = 0;
+        std::uint32_t k = 0;
+        while (started < width) {
+            std::size_t pick = woken_.size();
+            std::uint32_t distance = n;
+            for (std::size_t i = 0; i < woken_.size(); ++i) {
+                const std::uint32_t d =
+                    woken_[i] >= next_ ? woken_[i] - next_ : woken_[i] + n - next_;
+                if (d >= k && d < distance) {
+                    distance = d;
+                    pick = i;
+                }
+            }
+            if (pick == woken_.size()) break;
+            const std::uint32_t s = woken_[pick];
+            woken_.erase(woken_.begin() + static_cast<std::ptrdiff_t>(pick));
+            k = distance + 1;
+            if (!fetchable_(warps[s], s, source)) continue;
+            ++started;
+            start_(warps[s], s, n, now);
+        }
+        return started;
+    }
+
+    // Warp `s` has room in its buffer, is not fetching or waiting at a barrier, has no branch,
+    // barrier or exit buffered, and its source has an instruction after those buffered.
+    template <class Source>
+    [[nodiscard]] bool fetchable_(const warp_context& w, std::uint32_t s,
+                                  const Source& source) const {
+        if (!w.resident || w.fetching || w.ibuf.size() >= depth_) return false;
+        if (source.at_barrier(s)) return false;
+        if (!w.ibuf.empty()) {
+            const auto& last = w.ibuf.back();
+            if (last.is_branch || last.is_barrier || last.is_exit) return false;
+        }
+        return source.peek(s, w.ibuf.size()) != nullptr;
+    }
+
+    void start_(warp_context& w, std::uint32_t s, std::uint32_t n, std::uint64_t now) {
+        w.fetching = true;
+        w.fetch_ready = now + latency_;
+        in_flight_.push_back({s, w.fetch_ready});
+        next_ = s + 1 == n ? 0 : s + 1;
     }
 
     // A fetch started: the warp slot and the cycle it completes.
@@ -106,17 +164,16 @@ private:
     // Fetches due by `now` fill their buffers. They complete in the order they started (the
     // latency is fixed), so only the oldest are looked at; a fetch the SM cancelled (a taken
     // branch, a warp that left) no longer matches its warp and is dropped.
-    // Returns true when a fetch completed.
+    // A warp whose fetch completed is woken (it may fetch again).
     template <class Source, class Filled>
-    bool complete_(std::span<warp_context> warps, const Source& source, std::uint64_t now,
+    void complete_(std::span<warp_context> warps, const Source& source, std::uint64_t now,
                    Filled& filled) {
-        bool any = false;
         while (head_ < in_flight_.size() && in_flight_[head_].ready <= now) {
             const fetch_in_flight f = in_flight_[head_++];
             auto& w = warps[f.slot];
             if (!w.fetching || w.fetch_ready != f.ready) continue;
             w.fetching = false;
-            any = true;
+            wake(f.slot);
             filled(f.slot);
             while (w.ibuf.size() < depth_) {
                 const auto* si = source.peek(f.slot, w.ibuf.size());
@@ -133,7 +190,6 @@ private:
             in_flight_.erase(in_flight_.begin(), in_flight_.begin() + static_cast<long>(head_));
             head_ = 0;
         }
-        return any;
     }
 
     std::uint32_t depth_;
@@ -142,7 +198,10 @@ private:
     std::uint32_t next_ = 0;
     std::vector<fetch_in_flight> in_flight_; // from in_flight_[head_] on, oldest first
     std::size_t head_ = 0;
-    bool settled_ = false; // the last search looked at every warp; nothing changed since
+    // The last full search found nothing to fetch; since then only the warps in woken_ (each
+    // once) changed.
+    bool settled_ = false;
+    std::vector<std::uint32_t> woken_;
 };
 
 } // namespace warpkit::gpu::stages

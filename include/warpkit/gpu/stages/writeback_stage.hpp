@@ -10,6 +10,7 @@
 #include <warpkit/issue/scoreboard.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -80,13 +81,14 @@ public:
     [[nodiscard]] bool idle() const noexcept { return results_.empty(); }
 
     /// One cycle at `now`: the results leaving the pipelines of `units` (each an
-    /// exec::execution_units<payload>), then the memory results due.
+    /// exec::execution_units<payload>; the clusters its ready_mask() names), then the memory
+    /// results due.
     template <class Units, class Release, class DataReturn>
     void tick(std::initializer_list<Units*> units, std::uint64_t now, Release&& release,
               DataReturn&& data_return) {
         for (auto* u : units)
-            for (std::size_t c = 0; c < u->size(); ++c) {
-                auto& cluster = (*u)[c];
+            for (std::uint64_t m = u->ready_mask(); m != 0; m &= m - 1) {
+                auto& cluster = (*u)[static_cast<std::size_t>(std::countr_zero(m))];
                 while (cluster.ready()) {
                     const auto pl = cluster.take();
                     if (pl.writes.dsts.any()) release(pl.slot, pl.writes, false);
